@@ -1,0 +1,106 @@
+/**
+ * The one error hierarchy every deltalite package throws: a base class with a string `kind` from a closed
+ * list, a `retryable` flag and an optional `cause`, plus the named subclasses of the public API. Callers
+ * branch on `kind` (or `isDeltaLiteError`), never on messages or on `instanceof` across package copies.
+ */
+
+/** The closed list of error kinds (SPEC §7). */
+export const ERROR_KINDS = [
+  "generic",
+  "schema_mismatch",
+  "not_found",
+  "unsupported",
+  "conflict",
+  "source_too_large",
+  "already_exists",
+  "precondition_failed",
+  "permission_denied",
+  "invalid_path",
+  "not_implemented",
+  "corrupt_log",
+  "timeout",
+  "aborted",
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+const BRAND: unique symbol = Symbol.for("deltalite.error") as never;
+
+export interface DeltaLiteErrorOptions {
+  /** True only for transient store errors, single-request timeouts and re-plannable conflicts. */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/** Base class of every error deltalite throws. */
+export class DeltaLiteError extends Error {
+  readonly kind: ErrorKind;
+  readonly retryable: boolean;
+  readonly [BRAND] = true;
+
+  constructor(kind: ErrorKind, message: string, options: DeltaLiteErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "DeltaLiteError";
+    this.kind = kind;
+    this.retryable = options.retryable ?? false;
+  }
+
+  /** The stable JSON shape the CLI prints: `{ kind, message }`. */
+  toJSON(): { kind: ErrorKind; message: string; retryable: boolean } {
+    return { kind: this.kind, message: this.message, retryable: this.retryable };
+  }
+}
+
+/** A commit lost to concurrent writers and could not be rebased; names the winning version. */
+export class DeltaLiteCommitConflictError extends DeltaLiteError {
+  readonly winningVersion: number | undefined;
+  constructor(message: string, options: DeltaLiteErrorOptions & { winningVersion?: number } = {}) {
+    super("conflict", message, options);
+    this.name = "DeltaLiteCommitConflictError";
+    this.winningVersion = options.winningVersion;
+  }
+}
+
+/** The data does not fit the table's schema (extra columns, uncastable values, type changes). */
+export class DeltaLiteSchemaMismatchError extends DeltaLiteError {
+  constructor(message: string, options: DeltaLiteErrorOptions = {}) {
+    super("schema_mismatch", message, options);
+    this.name = "DeltaLiteSchemaMismatchError";
+  }
+}
+
+/** No Delta table at the given location (no `_delta_log` with a commit). */
+export class DeltaLiteTableNotFoundError extends DeltaLiteError {
+  constructor(message: string, options: DeltaLiteErrorOptions = {}) {
+    super("not_found", message, options);
+    this.name = "DeltaLiteTableNotFoundError";
+  }
+}
+
+/** The table uses a protocol feature this library cannot honour for the requested operation. */
+export class DeltaLiteUnsupportedTableError extends DeltaLiteError {
+  readonly feature: string | undefined;
+  constructor(message: string, options: DeltaLiteErrorOptions & { feature?: string } = {}) {
+    super("unsupported", message, options);
+    this.name = "DeltaLiteUnsupportedTableError";
+    this.feature = options.feature;
+  }
+}
+
+/** The source batch is larger than the configured `maxSourceBytes` guard. */
+export class DeltaLiteSourceTooLargeError extends DeltaLiteError {
+  constructor(message: string, options: DeltaLiteErrorOptions = {}) {
+    super("source_too_large", message, options);
+    this.name = "DeltaLiteSourceTooLargeError";
+  }
+}
+
+/** True for any deltalite error, also across duplicated copies of this package. */
+export function isDeltaLiteError(value: unknown): value is DeltaLiteError {
+  return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+/** True when `value` is a deltalite error of the given kind. */
+export function hasErrorKind(value: unknown, kind: ErrorKind): value is DeltaLiteError {
+  return isDeltaLiteError(value) && value.kind === kind;
+}

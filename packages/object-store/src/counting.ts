@@ -1,0 +1,113 @@
+/**
+ * A wrapper that counts calls and bytes per method and keeps a log of requests, so tests can assert I/O
+ * budgets ("footer read = 1 GET", "snapshot load = 1 LIST + k GETs") instead of only observing slowness.
+ */
+import type {
+  GetOptions,
+  ListOptions,
+  MultipartPutOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  SignalOptions,
+  StoreMethod,
+} from "./types.js";
+
+export interface MethodCount {
+  calls: number;
+  /** Bytes moved: returned by `get`, sent by `put`/`putMultipart`; objects listed for `list`. */
+  bytes: number;
+}
+
+export interface RequestRecord {
+  method: StoreMethod;
+  key: string;
+  range?: { start: number; end: number };
+  bytes: number;
+}
+
+export class CountingStore implements ObjectStore {
+  readonly root: string;
+  readonly #inner: ObjectStore;
+  counts: Record<StoreMethod, MethodCount> = emptyCounts();
+  log: RequestRecord[] = [];
+
+  constructor(inner: ObjectStore) {
+    this.#inner = inner;
+    this.root = inner.root;
+  }
+
+  get capabilities() {
+    return this.#inner.capabilities;
+  }
+
+  /** Zeroes the counters and the log. */
+  reset(): void {
+    this.counts = emptyCounts();
+    this.log = [];
+  }
+
+  /** Total calls over all methods. */
+  get totalCalls(): number {
+    return Object.values(this.counts).reduce((sum, c) => sum + c.calls, 0);
+  }
+
+  #record(method: StoreMethod, key: string, bytes: number, range?: { start: number; end: number }): void {
+    this.counts[method].calls += 1;
+    this.counts[method].bytes += bytes;
+    this.log.push(range ? { method, key, range, bytes } : { method, key, bytes });
+  }
+
+  async get(key: string, options?: GetOptions): Promise<Uint8Array> {
+    const data = await this.#inner.get(key, options);
+    this.#record("get", key, data.length, options?.range ? { ...options.range } : undefined);
+    return data;
+  }
+  async head(key: string, options?: SignalOptions): Promise<ObjectMeta> {
+    const meta = await this.#inner.head(key, options);
+    this.#record("head", key, 0);
+    return meta;
+  }
+  async put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    this.#record("put", key, data.length);
+    return this.#inner.put(key, data, options);
+  }
+  async putMultipart(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options?: MultipartPutOptions,
+  ): Promise<PutResult> {
+    this.#record("putMultipart", key, 0);
+    const counts = this.counts;
+    const counted = async function* () {
+      for await (const chunk of chunks) {
+        counts.putMultipart.bytes += chunk.length;
+        yield chunk;
+      }
+    };
+    return this.#inner.putMultipart(key, counted(), options);
+  }
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta> {
+    this.#record("list", prefix, 0);
+    for await (const meta of this.#inner.list(prefix, options)) {
+      this.counts.list.bytes += 1;
+      yield meta;
+    }
+  }
+  async delete(key: string, options?: SignalOptions): Promise<void> {
+    this.#record("delete", key, 0);
+    return this.#inner.delete(key, options);
+  }
+}
+
+function emptyCounts(): Record<StoreMethod, MethodCount> {
+  return {
+    get: { calls: 0, bytes: 0 },
+    head: { calls: 0, bytes: 0 },
+    put: { calls: 0, bytes: 0 },
+    putMultipart: { calls: 0, bytes: 0 },
+    list: { calls: 0, bytes: 0 },
+    delete: { calls: 0, bytes: 0 },
+  };
+}

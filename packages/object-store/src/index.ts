@@ -1,0 +1,36 @@
+/**
+ * @deltalite/object-store: the storage boundary of deltalite. One small `ObjectStore` interface with an
+ * atomic `create`, three implementations (local file system, in-memory, S3), URI and storage-option
+ * parsing, and two wrappers for tests (request counting and fault injection).
+ */
+
+export { asAsync, listAll } from "./collect.js";
+export { CountingStore, type MethodCount, type RequestRecord } from "./counting.js";
+export { type Fault, type FaultRule, FaultyStore } from "./faulty.js";
+export { compareUtf8, validateKey } from "./keys.js";
+export { LOCAL_TEMP_PREFIX, LocalFileStore } from "./local.js";
+export { InMemoryStore, namedMemoryStore } from "./memory.js";
+export { PrefixedStore } from "./prefixed.js";
+export { S3Store, type S3StoreConfig } from "./s3.js";
+export type {
+  ByteRange,
+  GetOptions,
+  ListOptions,
+  MultipartPutOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+  PutResult,
+  SignalOptions,
+  StoreCapabilities,
+  StoreMethod,
+} from "./types.js";
+export {
+  type Location,
+  normalizeStorageOptions,
+  type OpenStoreOptions,
+  openStore,
+  parseLocation,
+  type StorageOptions,
+} from "./uri.js";

@@ -1,0 +1,235 @@
+/**
+ * Local file-system ObjectStore rooted at one directory. Writes go to a temp file in the destination's
+ * folder first: `create` then hard-links it to the key (EEXIST → `already_exists`, so two writers — threads
+ * or processes — can never both win), `overwrite` renames it over the key. Readers never see a partial file.
+ * POSIX has no atomic compare-and-swap on contents, so `{ ifMatch }` answers `not_implemented`.
+ */
+import { randomBytes } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
+import { asAsync } from "./collect.js";
+import { alreadyExists, joinDisplay, notFound, throwIfAborted } from "./errors.js";
+import { clampRange, compareUtf8, validateKey, validatePrefix } from "./keys.js";
+import type {
+  GetOptions,
+  ListOptions,
+  MultipartPutOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+  PutResult,
+  SignalOptions,
+  StoreCapabilities,
+} from "./types.js";
+
+/** Temp files carry this prefix; listings skip them. */
+export const LOCAL_TEMP_PREFIX = ".deltalite-tmp-";
+
+export class LocalFileStore implements ObjectStore {
+  readonly root: string;
+  readonly capabilities: StoreCapabilities = { ifMatch: false };
+  readonly #dir: string;
+
+  /** `directory` is resolved to an absolute path; it need not exist yet. */
+  constructor(directory: string) {
+    this.#dir = path.resolve(directory);
+    this.root = `file://${this.#dir}`;
+  }
+
+  #path(key: string): string {
+    validateKey(key);
+    return path.join(this.#dir, ...key.split("/"));
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<Uint8Array> {
+    const file = this.#path(key);
+    throwIfAborted(options.signal, this.root, key);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, "r");
+    } catch (error) {
+      throw this.#mapError(error, key);
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const { start, end } = options.range ? clampRange(options.range, size, key) : { start: 0, end: size };
+      const out = new Uint8Array(end - start);
+      let done = 0;
+      while (done < out.length) {
+        const { bytesRead } = await handle.read(out, done, out.length - done, start + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      if (done !== out.length) {
+        throw new DeltaLiteError("generic", `short read of ${joinDisplay(this.root, key)}`, {
+          retryable: true,
+        });
+      }
+      return out;
+    } catch (error) {
+      throw this.#mapError(error, key);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async head(key: string, options: SignalOptions = {}): Promise<ObjectMeta> {
+    const file = this.#path(key);
+    throwIfAborted(options.signal, this.root, key);
+    try {
+      const stats = await fs.stat(file, { bigint: false });
+      if (!stats.isFile()) throw notFound(this.root, key);
+      return metaOf(key, stats);
+    } catch (error) {
+      throw this.#mapError(error, key);
+    }
+  }
+
+  async put(key: string, data: Uint8Array, options: PutOptions = {}): Promise<PutResult> {
+    return this.putMultipart(key, [data], options);
+  }
+
+  async putMultipart(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options: MultipartPutOptions = {},
+  ): Promise<PutResult> {
+    const file = this.#path(key);
+    const mode: PutMode = options.mode ?? "overwrite";
+    if (mode !== "create" && mode !== "overwrite") {
+      throw new DeltaLiteError(
+        "not_implemented",
+        `conditional overwrite (ifMatch) is not supported by the local file store: ${joinDisplay(this.root, key)}`,
+      );
+    }
+    throwIfAborted(options.signal, this.root, key);
+    const dir = path.dirname(file);
+    const temp = path.join(dir, `${LOCAL_TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+      const handle = await fs.open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+      try {
+        for await (const chunk of asAsync(chunks)) {
+          throwIfAborted(options.signal, this.root, key);
+          await handle.write(chunk);
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      throwIfAborted(options.signal, this.root, key);
+      if (mode === "create") {
+        try {
+          await fs.link(temp, file);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EEXIST") throw alreadyExists(this.root, key);
+          throw error;
+        }
+      } else {
+        await fs.rename(temp, file);
+      }
+      const stats = await fs.stat(file);
+      return { etag: etagOf(stats) };
+    } catch (error) {
+      throw this.#mapError(error, key);
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
+  }
+
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectMeta> {
+    validatePrefix(prefix);
+    const slash = prefix.lastIndexOf("/");
+    const baseKey = slash < 0 ? "" : prefix.slice(0, slash + 1);
+    const found: ObjectMeta[] = [];
+    await this.#walk(baseKey, prefix, options.startAfter, found, options.signal);
+    found.sort((a, b) => compareUtf8(a.key, b.key));
+    for (const meta of found) yield meta;
+  }
+
+  async #walk(
+    dirKey: string,
+    prefix: string,
+    startAfter: string | undefined,
+    out: ObjectMeta[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    throwIfAborted(signal, this.root, prefix);
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await fs.readdir(path.join(this.#dir, ...dirKey.split("/").filter(Boolean)), {
+        withFileTypes: true,
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return;
+      throw this.#mapError(error, dirKey);
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(LOCAL_TEMP_PREFIX)) continue;
+      const key = dirKey + entry.name;
+      if (entry.isDirectory()) {
+        const asDir = `${key}/`;
+        if (asDir.startsWith(prefix) || prefix.startsWith(asDir)) {
+          await this.#walk(asDir, prefix, startAfter, out, signal);
+        }
+      } else if (entry.isFile() && key.startsWith(prefix)) {
+        if (startAfter !== undefined && compareUtf8(key, startAfter) <= 0) continue;
+        try {
+          out.push(metaOf(key, await fs.stat(path.join(this.#dir, ...key.split("/")))));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw this.#mapError(error, key);
+        }
+      }
+    }
+  }
+
+  async delete(key: string, options: SignalOptions = {}): Promise<void> {
+    const file = this.#path(key);
+    throwIfAborted(options.signal, this.root, key);
+    try {
+      await fs.unlink(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw this.#mapError(error, key);
+    }
+  }
+
+  #mapError(error: unknown, key: string): unknown {
+    if (isDeltaLiteError(error)) return error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = joinDisplay(this.root, key);
+    switch (code) {
+      case "ENOENT":
+      case "EISDIR":
+      case "ENOTDIR":
+        return notFound(this.root, key, error);
+      case "EACCES":
+      case "EPERM":
+        return new DeltaLiteError("permission_denied", `permission denied: ${where}`, { cause: error });
+      case "EMFILE":
+      case "ENFILE":
+      case "EAGAIN":
+      case "EBUSY":
+        return new DeltaLiteError("generic", `transient file-system error ${code}: ${where}`, {
+          cause: error,
+          retryable: true,
+        });
+      default:
+        return new DeltaLiteError("generic", `file-system error ${code ?? "unknown"}: ${where}`, {
+          cause: error,
+        });
+    }
+  }
+}
+
+function etagOf(stats: Stats): string {
+  return `"${stats.ino.toString(16)}-${Math.round(stats.mtimeMs * 1000).toString(16)}-${stats.size.toString(16)}"`;
+}
+
+function metaOf(key: string, stats: Stats): ObjectMeta {
+  return { key, size: stats.size, etag: etagOf(stats), lastModified: Math.floor(stats.mtimeMs) };
+}

@@ -1,0 +1,370 @@
+/**
+ * S3 ObjectStore over `@aws-sdk/client-s3` (loaded lazily: only opening an `s3://` URI pulls in the SDK).
+ * `create` is `If-None-Match: *` and `{ ifMatch }` is `If-Match` on PutObject and on
+ * CompleteMultipartUpload; before the first `create` against a custom endpoint a one-time probe checks
+ * that the endpoint really refuses a second conditional put, because a server that ignores the header would
+ * let two writers both win a commit. Error messages name bucket and key, never credentials.
+ */
+import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
+import { asAsync } from "./collect.js";
+import { alreadyExists, joinDisplay, notFound, preconditionFailed, throwIfAborted } from "./errors.js";
+import { clampRange, validateKey, validatePrefix } from "./keys.js";
+import type {
+  GetOptions,
+  ListOptions,
+  MultipartPutOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutMode,
+  PutOptions,
+  PutResult,
+  SignalOptions,
+  StoreCapabilities,
+} from "./types.js";
+
+type S3Sdk = typeof import("@aws-sdk/client-s3");
+type S3Client = import("@aws-sdk/client-s3").S3Client;
+
+export interface S3StoreConfig {
+  bucket: string;
+  /** Key prefix of the root inside the bucket, without leading or trailing `/` ("" for the bucket root). */
+  prefix: string;
+  region: string | undefined;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  credentials:
+    | { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined }
+    | undefined;
+  /** Skip the one-time check that a custom endpoint honours `If-None-Match` (unsafe for concurrent writers). */
+  skipConditionalPutProbe: boolean;
+}
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+const DEFAULT_PART_SIZE = 16 * 1024 * 1024;
+/** Endpoints (endpoint + bucket) already proven to refuse a second `If-None-Match: *` put. */
+const provenEndpoints = new Map<string, Promise<void>>();
+
+export class S3Store implements ObjectStore {
+  readonly root: string;
+  readonly capabilities: StoreCapabilities = { ifMatch: true };
+  readonly #config: S3StoreConfig;
+  #sdk: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+
+  constructor(config: S3StoreConfig) {
+    this.#config = config;
+    this.root = `s3://${config.bucket}${config.prefix ? `/${config.prefix}` : ""}`;
+  }
+
+  #fullKey(key: string): string {
+    validateKey(key);
+    return this.#config.prefix ? `${this.#config.prefix}/${key}` : key;
+  }
+
+  #client(): Promise<{ sdk: S3Sdk; client: S3Client }> {
+    this.#sdk ??= import("@aws-sdk/client-s3").then((sdk) => {
+      const c = this.#config;
+      const client = new sdk.S3Client({
+        ...(c.region ? { region: c.region } : {}),
+        ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+        forcePathStyle: c.forcePathStyle,
+        ...(c.credentials
+          ? {
+              credentials: {
+                accessKeyId: c.credentials.accessKeyId,
+                secretAccessKey: c.credentials.secretAccessKey,
+                ...(c.credentials.sessionToken ? { sessionToken: c.credentials.sessionToken } : {}),
+              },
+            }
+          : {}),
+        requestChecksumCalculation: "WHEN_REQUIRED",
+        responseChecksumValidation: "WHEN_REQUIRED",
+        maxAttempts: 3,
+      });
+      return { sdk, client };
+    });
+    return this.#sdk;
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<Uint8Array> {
+    const full = this.#fullKey(key);
+    throwIfAborted(options.signal, this.root, key);
+    const { sdk, client } = await this.#client();
+    let rangeHeader: string | undefined;
+    if (options.range) {
+      const { start, end } = options.range;
+      if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+        clampRange(options.range, Number.MAX_SAFE_INTEGER, key);
+      }
+      if (end === start) {
+        // HTTP cannot express an empty range: check existence and bounds with HEAD instead.
+        const meta = await this.head(key, options);
+        clampRange(options.range, meta.size, key);
+        return new Uint8Array(0);
+      }
+      rangeHeader = `bytes=${start}-${end - 1}`;
+    }
+    try {
+      const out = await client.send(
+        new sdk.GetObjectCommand({ Bucket: this.#config.bucket, Key: full, Range: rangeHeader }),
+        sig(options.signal),
+      );
+      if (!out.Body) return new Uint8Array(0);
+      return await out.Body.transformToByteArray();
+    } catch (error) {
+      if (statusOf(error) === 416 && options.range) {
+        const meta = await this.head(key, options);
+        clampRange(options.range, meta.size, key);
+        return new Uint8Array(0);
+      }
+      throw this.#mapError(error, key, "GET");
+    }
+  }
+
+  async head(key: string, options: SignalOptions = {}): Promise<ObjectMeta> {
+    const full = this.#fullKey(key);
+    throwIfAborted(options.signal, this.root, key);
+    const { sdk, client } = await this.#client();
+    try {
+      const out = await client.send(
+        new sdk.HeadObjectCommand({ Bucket: this.#config.bucket, Key: full }),
+        sig(options.signal),
+      );
+      return {
+        key,
+        size: Number(out.ContentLength ?? 0),
+        etag: out.ETag,
+        lastModified: out.LastModified ? out.LastModified.getTime() : 0,
+      };
+    } catch (error) {
+      throw this.#mapError(error, key, "HEAD");
+    }
+  }
+
+  async put(key: string, data: Uint8Array, options: PutOptions = {}): Promise<PutResult> {
+    const full = this.#fullKey(key);
+    throwIfAborted(options.signal, this.root, key);
+    const mode: PutMode = options.mode ?? "overwrite";
+    if (mode === "create") await this.#ensureConditionalPut(options.signal);
+    const { sdk, client } = await this.#client();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await client.send(
+          new sdk.PutObjectCommand({
+            Bucket: this.#config.bucket,
+            Key: full,
+            Body: data,
+            ...conditionOf(mode),
+          }),
+          sig(options.signal),
+        );
+        return { etag: out.ETag };
+      } catch (error) {
+        const mapped = this.#mapError(error, key, "PUT", mode);
+        // 409 ConditionalRequestConflict: another conditional write to this key is in flight; its outcome
+        // decides ours, so ask again shortly (S3's documented advice).
+        if (mapped.kind !== "precondition_failed" || !mapped.retryable || attempt >= 5) throw mapped;
+        await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
+      }
+    }
+  }
+
+  async putMultipart(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options: MultipartPutOptions = {},
+  ): Promise<PutResult> {
+    const full = this.#fullKey(key);
+    throwIfAborted(options.signal, this.root, key);
+    const mode: PutMode = options.mode ?? "overwrite";
+    const partSize = options.partSizeBytes ?? DEFAULT_PART_SIZE;
+    if (partSize < MIN_PART_SIZE) {
+      throw new DeltaLiteError("generic", `multipart part size must be at least 5 MiB (got ${partSize})`);
+    }
+    if (mode === "create") await this.#ensureConditionalPut(options.signal);
+    const { client } = await this.#client();
+    const { Upload } = await import("@aws-sdk/lib-storage");
+    const abortController = new AbortController();
+    const onAbort = () => abortController.abort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const upload = new Upload({
+      client,
+      params: {
+        Bucket: this.#config.bucket,
+        Key: full,
+        Body: Readable.from(asAsync(chunks), { objectMode: false, highWaterMark: 1 }),
+        ...conditionOf(mode),
+      },
+      partSize,
+      queueSize: options.concurrency ?? 4,
+      leavePartsOnError: false,
+      abortController,
+    });
+    try {
+      const out = await upload.done();
+      return { etag: out.ETag };
+    } catch (error) {
+      if (options.signal?.aborted)
+        throw new DeltaLiteError("aborted", `upload aborted: ${joinDisplay(this.root, key)}`);
+      throw this.#mapError(error, key, "PUT (multipart)", mode);
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectMeta> {
+    validatePrefix(prefix);
+    const { sdk, client } = await this.#client();
+    const base = this.#config.prefix ? `${this.#config.prefix}/` : "";
+    let token: string | undefined;
+    do {
+      throwIfAborted(options.signal, this.root, prefix);
+      let out: import("@aws-sdk/client-s3").ListObjectsV2CommandOutput;
+      try {
+        out = await client.send(
+          new sdk.ListObjectsV2Command({
+            Bucket: this.#config.bucket,
+            Prefix: base + prefix,
+            ContinuationToken: token,
+            ...(token === undefined && options.startAfter !== undefined
+              ? { StartAfter: base + options.startAfter }
+              : {}),
+          }),
+          sig(options.signal),
+        );
+      } catch (error) {
+        throw this.#mapError(error, prefix, "LIST");
+      }
+      for (const item of out.Contents ?? []) {
+        if (!item.Key) continue;
+        yield {
+          key: item.Key.slice(base.length),
+          size: Number(item.Size ?? 0),
+          etag: item.ETag,
+          lastModified: item.LastModified ? item.LastModified.getTime() : 0,
+        };
+      }
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async delete(key: string, options: SignalOptions = {}): Promise<void> {
+    const full = this.#fullKey(key);
+    throwIfAborted(options.signal, this.root, key);
+    const { sdk, client } = await this.#client();
+    try {
+      await client.send(
+        new sdk.DeleteObjectCommand({ Bucket: this.#config.bucket, Key: full }),
+        sig(options.signal),
+      );
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      throw this.#mapError(error, key, "DELETE");
+    }
+  }
+
+  /** Refuses endpoints that silently ignore `If-None-Match: *` (once per endpoint and bucket per process). */
+  #ensureConditionalPut(signal: AbortSignal | undefined): Promise<void> {
+    const c = this.#config;
+    if (!c.endpoint || c.skipConditionalPutProbe) return Promise.resolve();
+    const id = `${c.endpoint}|${c.bucket}`;
+    let proof = provenEndpoints.get(id);
+    if (!proof) {
+      proof = this.#probeConditionalPut(signal);
+      provenEndpoints.set(id, proof);
+      proof.catch(() => provenEndpoints.delete(id));
+    }
+    return proof;
+  }
+
+  async #probeConditionalPut(signal: AbortSignal | undefined): Promise<void> {
+    const key = `.deltalite-conditional-put-probe-${randomUUID()}`;
+    const body = new TextEncoder().encode("probe");
+    await this.put(key, body, { mode: "overwrite", signal });
+    try {
+      await this.#putUnprobed(key, body, signal);
+    } catch (error) {
+      if ((error as DeltaLiteError).kind === "already_exists") return;
+      throw error;
+    } finally {
+      await this.delete(key).catch(() => undefined);
+    }
+    throw new DeltaLiteError(
+      "unsupported",
+      `the S3 endpoint behind ${this.root} ignores If-None-Match: two writers could both win one commit; ` +
+        "use a server that honours conditional puts, or set DELTALITE_SKIP_CONDITIONAL_PUT_PROBE=true to accept the risk",
+    );
+  }
+
+  async #putUnprobed(key: string, data: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
+    const { sdk, client } = await this.#client();
+    try {
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket: this.#config.bucket,
+          Key: this.#fullKey(key),
+          Body: data,
+          IfNoneMatch: "*",
+        }),
+        sig(signal),
+      );
+    } catch (error) {
+      throw this.#mapError(error, key, "PUT", "create");
+    }
+  }
+
+  #mapError(error: unknown, key: string, op: string, mode?: PutMode): DeltaLiteError {
+    if (isDeltaLiteError(error)) return error;
+    const status = statusOf(error);
+    const code = codeOf(error);
+    const where = joinDisplay(this.root, key);
+    const detail = `S3 ${op} ${where} failed: ${code}${status ? ` (HTTP ${status})` : ""}`;
+    // Keep only non-sensitive facts as the cause: the SDK error object can carry request details.
+    const cause = { name: code, httpStatusCode: status };
+    if (code === "AbortError" || (error as Error)?.name === "AbortError") {
+      return new DeltaLiteError("aborted", `S3 ${op} ${where} aborted`, { cause });
+    }
+    if (status === 404 || code === "NoSuchKey" || code === "NotFound") return notFound(this.root, key, cause);
+    if (status === 412 || code === "PreconditionFailed") {
+      return mode === "create" ? alreadyExists(this.root, key) : preconditionFailed(this.root, key);
+    }
+    if (status === 409 && code === "ConditionalRequestConflict") {
+      return new DeltaLiteError("precondition_failed", `${detail}: concurrent conditional write`, {
+        cause,
+        retryable: true,
+      });
+    }
+    if (
+      status === 403 ||
+      code === "AccessDenied" ||
+      code === "InvalidAccessKeyId" ||
+      code === "SignatureDoesNotMatch"
+    ) {
+      return new DeltaLiteError("permission_denied", detail, { cause });
+    }
+    const transient =
+      status === undefined || status === 408 || status === 429 || status >= 500 || code === "TimeoutError";
+    return new DeltaLiteError("generic", detail, { cause, retryable: transient });
+  }
+}
+
+function conditionOf(mode: PutMode): { IfNoneMatch?: string; IfMatch?: string } {
+  if (mode === "create") return { IfNoneMatch: "*" };
+  if (mode === "overwrite") return {};
+  return { IfMatch: mode.ifMatch };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
+function codeOf(error: unknown): string {
+  const e = error as { Code?: unknown; name?: unknown; code?: unknown };
+  for (const v of [e?.Code, e?.name, e?.code]) if (typeof v === "string" && v !== "Error") return v;
+  return "UnknownError";
+}
+
+function sig(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  return signal ? { abortSignal: signal } : {};
+}

@@ -1,0 +1,172 @@
+/**
+ * Table locations and storage options: parses plain paths, `file://`, `memory://` and `s3://` URIs, checks
+ * storage options (case-insensitive, delta-rs names accepted, unknown keys rejected; explicit options win
+ * over environment variables) and opens the matching store. Values of options never appear in messages.
+ */
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { DeltaLiteError } from "@deltalite/errors";
+import { validateKey } from "./keys.js";
+import { LocalFileStore } from "./local.js";
+import { namedMemoryStore } from "./memory.js";
+import { PrefixedStore } from "./prefixed.js";
+import { S3Store, type S3StoreConfig } from "./s3.js";
+import type { ObjectStore } from "./types.js";
+
+export type StorageOptions = Readonly<Record<string, string>>;
+
+export type Location =
+  | { scheme: "file"; path: string }
+  | { scheme: "memory"; name: string; prefix: string }
+  | { scheme: "s3"; bucket: string; prefix: string };
+
+/** Canonical option keys and the aliases (any case) that map to them. */
+const OPTION_ALIASES: Record<string, readonly string[]> = {
+  AWS_REGION: ["AWS_DEFAULT_REGION", "REGION"],
+  AWS_ACCESS_KEY_ID: ["ACCESS_KEY_ID"],
+  AWS_SECRET_ACCESS_KEY: ["SECRET_ACCESS_KEY"],
+  AWS_SESSION_TOKEN: ["AWS_TOKEN", "SESSION_TOKEN", "TOKEN"],
+  AWS_ENDPOINT_URL: ["AWS_ENDPOINT", "ENDPOINT", "ENDPOINT_URL"],
+  AWS_ALLOW_HTTP: ["ALLOW_HTTP"],
+  AWS_S3_FORCE_PATH_STYLE: [],
+  DELTALITE_SKIP_CONDITIONAL_PUT_PROBE: [],
+};
+
+const CANONICAL = new Map<string, string>();
+for (const [key, aliases] of Object.entries(OPTION_ALIASES)) {
+  CANONICAL.set(key, key);
+  for (const alias of aliases) CANONICAL.set(alias, key);
+}
+
+/** Parses a table URI or plain path. Throws `invalid_path` for malformed or unsupported locations. */
+export function parseLocation(uri: string): Location {
+  if (typeof uri !== "string" || uri.trim() === "") {
+    throw new DeltaLiteError("invalid_path", "table location is empty");
+  }
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { scheme: "file", path: path.resolve(uri) };
+  if (scheme === "file") {
+    try {
+      return { scheme: "file", path: fileURLToPath(uri) };
+    } catch {
+      throw new DeltaLiteError("invalid_path", `not a valid file URI: ${JSON.stringify(uri)}`);
+    }
+  }
+  const rest = uri.slice(scheme.length + 3);
+  const slash = rest.indexOf("/");
+  const authority = slash < 0 ? rest : rest.slice(0, slash);
+  const prefix = (slash < 0 ? "" : rest.slice(slash + 1)).replace(/\/+$/, "");
+  if (authority.includes("@")) {
+    // Never echo the URI: user info could be a credential.
+    throw new DeltaLiteError(
+      "invalid_path",
+      `credentials in a ${scheme}:// URI are not allowed; use storage options`,
+    );
+  }
+  if (prefix !== "") validateKey(prefix);
+  if (scheme === "memory") return { scheme: "memory", name: authority, prefix };
+  if (scheme === "s3" || scheme === "s3a") {
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(authority)) {
+      throw new DeltaLiteError("invalid_path", `invalid S3 bucket name ${JSON.stringify(authority)}`);
+    }
+    return { scheme: "s3", bucket: authority, prefix };
+  }
+  throw new DeltaLiteError("unsupported", `unsupported URI scheme ${JSON.stringify(`${scheme}://`)}`);
+}
+
+/** Maps option keys to canonical upper-case names; throws on an unknown key (naming the key, not its value). */
+export function normalizeStorageOptions(options: StorageOptions = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [rawKey, value] of Object.entries(options)) {
+    const key = CANONICAL.get(rawKey.toUpperCase());
+    if (key === undefined) {
+      throw new DeltaLiteError(
+        "generic",
+        `unknown storage option ${JSON.stringify(rawKey)}; known options: ${Object.keys(OPTION_ALIASES).join(", ")}`,
+      );
+    }
+    if (typeof value !== "string") {
+      throw new DeltaLiteError("generic", `storage option ${key} must be a string`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+export interface OpenStoreOptions {
+  storageOptions?: StorageOptions | undefined;
+  /** Environment to read AWS_* fallbacks from (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/** Opens the store for a table location; the S3 SDK is imported only when an `s3://` store is used. */
+export function openStore(uri: string, options: OpenStoreOptions = {}): ObjectStore {
+  const location = parseLocation(uri);
+  const storage = normalizeStorageOptions(options.storageOptions);
+  switch (location.scheme) {
+    case "file":
+      return new LocalFileStore(location.path);
+    case "memory": {
+      const store = namedMemoryStore(location.name);
+      return location.prefix ? new PrefixedStore(store, location.prefix) : store;
+    }
+    case "s3":
+      return new S3Store(s3Config(location, storage, options.env ?? process.env));
+  }
+}
+
+function s3Config(
+  location: { bucket: string; prefix: string },
+  storage: Record<string, string>,
+  env: Readonly<Record<string, string | undefined>>,
+): S3StoreConfig {
+  const pick = (key: string, ...envKeys: string[]): string | undefined => {
+    if (storage[key] !== undefined) return storage[key];
+    for (const k of [key, ...envKeys]) if (env[k] !== undefined && env[k] !== "") return env[k];
+    return undefined;
+  };
+  const endpoint = pick("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3");
+  const allowHttp = parseBool("AWS_ALLOW_HTTP", pick("AWS_ALLOW_HTTP")) ?? false;
+  if (endpoint !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      throw new DeltaLiteError("generic", "AWS_ENDPOINT_URL is not a valid URL");
+    }
+    if (url.protocol === "http:" && !allowHttp) {
+      throw new DeltaLiteError(
+        "generic",
+        "AWS_ENDPOINT_URL uses http://; set AWS_ALLOW_HTTP=true to allow it",
+      );
+    }
+  }
+  const accessKeyId = storage.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = storage.AWS_SECRET_ACCESS_KEY;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new DeltaLiteError("generic", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be given together");
+  }
+  return {
+    bucket: location.bucket,
+    prefix: location.prefix,
+    region: pick("AWS_REGION", "AWS_DEFAULT_REGION") ?? (endpoint ? "us-east-1" : undefined),
+    endpoint,
+    forcePathStyle:
+      parseBool("AWS_S3_FORCE_PATH_STYLE", pick("AWS_S3_FORCE_PATH_STYLE")) ?? endpoint !== undefined,
+    credentials:
+      accessKeyId !== undefined && secretAccessKey !== undefined
+        ? { accessKeyId, secretAccessKey, sessionToken: storage.AWS_SESSION_TOKEN }
+        : undefined,
+    skipConditionalPutProbe:
+      parseBool("DELTALITE_SKIP_CONDITIONAL_PUT_PROBE", pick("DELTALITE_SKIP_CONDITIONAL_PUT_PROBE")) ??
+      false,
+  };
+}
+
+function parseBool(key: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === "true" || v === "1" || v === "yes") return true;
+  if (v === "false" || v === "0" || v === "no") return false;
+  throw new DeltaLiteError("generic", `storage option ${key} must be true or false`);
+}

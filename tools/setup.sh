@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One-shot set-up on a fresh clone: pinned pnpm (never corepack), workspace install, build, and the Python
+# oracle venv (delta-rs, pyarrow, moto). Safe to run again; every step reuses what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1
+if [ "$(pnpm --version 2>/dev/null || true)" != "12.4.2" ]; then
+  echo "[setup] installing pnpm 12.4.2" >&2
+  npm install --global --silent pnpm@12.4.2
+fi
+pnpm install --frozen-lockfile --reporter=silent
+pnpm run --silent build >/dev/null
+bash tools/oracle/ensure-venv.sh
+echo "[setup] ready" >&2
