@@ -83,7 +83,25 @@ def op_list_objects(args):
     return out
 
 
-OPS = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
+def _collect_ops():
+    """Ops are the `op_*` functions of this file and of every `ops_*.py` module beside it (one per area)."""
+    import importlib
+    import pathlib
+
+    ops = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
+    here = pathlib.Path(__file__).resolve().parent
+    sys.path.insert(0, str(here))
+    for module_path in sorted(here.glob("ops_*.py")):
+        module = importlib.import_module(module_path.stem)
+        for name in dir(module):
+            if name.startswith("op_"):
+                if name[3:] in ops:
+                    raise RuntimeError(f"oracle op {name[3:]!r} defined twice ({module_path.name})")
+                ops[name[3:]] = getattr(module, name)
+    return ops
+
+
+OPS = _collect_ops()
 
 
 class Handler(socketserver.StreamRequestHandler):

@@ -1,0 +1,2 @@
+/** The write half of parquet-stream (the streaming writer lands here). */
+export {};
