@@ -2,4 +2,14 @@
  * @deltalite/delta-log: the Delta transaction log — actions, schema, snapshots, commits, checkpoints,
  * cleanup, vacuum — over an ObjectStore, with Parquet through @deltalite/parquet-stream.
  */
+export * from "./actions.js";
+export * from "./checkpoint-read.js";
+export * from "./log-path.js";
+export * from "./log-segment.js";
+export * from "./partition-values.js";
+export * from "./protocol-gate.js";
+export * from "./replay.js";
+export * from "./schema.js";
+export * from "./snapshot.js";
 export * from "./stats/index.js";
+export * from "./table-paths.js";
