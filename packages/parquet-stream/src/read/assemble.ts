@@ -1,0 +1,425 @@
+/**
+ * Dremel levels + physical values → Arrow Data, with our own builders (typed arrays, validity bitmaps,
+ * Int32 offsets, string bytes copied straight from the page without a JS string round trip). One call
+ * builds one top-level column of one row group: flat columns take a direct path; nested struct / list /
+ * map columns walk the levels once per leaf, the first leaf under a struct or list also building that
+ * node's validity and offsets.
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import { type Data, type DataType, makeData, type Struct } from "apache-arrow";
+import type { DecodedPage } from "./column-chunk.js";
+import type { ColumnNode, LeafNode, ListNode, StructNode } from "./schema.js";
+
+/** Growable slot validity (one byte per slot while building). */
+class SlotBuilder {
+  valid: Uint8Array;
+  length = 0;
+  nullCount = 0;
+  constructor(capacity: number) {
+    this.valid = new Uint8Array(Math.max(capacity, 16));
+  }
+  push(isValid: boolean): void {
+    if (this.length === this.valid.length) {
+      const grown = new Uint8Array(this.valid.length * 2);
+      grown.set(this.valid);
+      this.valid = grown;
+    }
+    this.valid[this.length++] = isValid ? 1 : 0;
+    if (!isValid) this.nullCount++;
+  }
+}
+
+class OffsetBuilder {
+  offsets: Int32Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.offsets = new Int32Array(Math.max(capacity, 16));
+  }
+  push(offset: number): void {
+    if (this.length === this.offsets.length) {
+      const grown = new Int32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.offsets[this.length++] = offset;
+  }
+}
+
+interface StructState {
+  slots: SlotBuilder;
+}
+interface ListState {
+  slots: SlotBuilder;
+  offsets: OffsetBuilder;
+  elements: number;
+}
+
+/**
+ * Builds the Arrow Data of one top-level column from the decoded pages of its leaves (by column index).
+ * `numRows` is the row group's row count (the column's length).
+ */
+export function assembleColumn(
+  node: ColumnNode,
+  pagesByLeaf: Map<number, DecodedPage[]>,
+  numRows: number,
+  fileLabel: string,
+): Data {
+  if (node.kind === "leaf") {
+    const pages = pagesByLeaf.get(node.columnIndex) ?? [];
+    if (node.slotRep === 0 && pages.every((p) => p.reps === null)) {
+      return materializeLeaf(node, pages, flatMask(pages, node.def, numRows), fileLabel);
+    }
+  }
+  const structStates = new Map<StructNode, StructState>();
+  const listStates = new Map<ListNode, ListState>();
+  const leafMasks = new Map<LeafNode, SlotBuilder>();
+  walkLeaves(node, [], (leaf, path) => {
+    const pages = pagesByLeaf.get(leaf.columnIndex) ?? [];
+    const owners: (StructState | ListState | null)[] = path.map((p) => {
+      if (p.kind === "struct" && !structStates.has(p)) {
+        const state = { slots: new SlotBuilder(numRows) };
+        structStates.set(p, state);
+        return state;
+      }
+      if (p.kind === "list" && !listStates.has(p)) {
+        const state = {
+          slots: new SlotBuilder(numRows),
+          offsets: new OffsetBuilder(numRows + 1),
+          elements: 0,
+        };
+        listStates.set(p, state);
+        return state;
+      }
+      return null;
+    });
+    const mask = new SlotBuilder(numRows);
+    leafMasks.set(leaf, mask);
+    const depth = path.length;
+    for (const page of pages) {
+      const { defs, reps, numLevels } = page;
+      for (let i = 0; i < numLevels; i++) {
+        const r = reps === null ? 0 : reps[i]!;
+        const d = defs === null ? leaf.def : defs[i]!;
+        for (let k = 0; k < depth; k++) {
+          const p = path[k]!;
+          const owner = owners[k];
+          const slotHere = r <= p.slotRep && d >= p.slotDef;
+          if (p.kind === "list") {
+            if (owner) {
+              const state = owner as ListState;
+              if (slotHere) {
+                state.offsets.push(state.elements);
+                state.slots.push(d >= p.def);
+              }
+              if (r <= p.elementRep && d >= p.elementDef) state.elements++;
+            }
+          } else if (owner && slotHere) {
+            (owner as StructState).slots.push(d >= p.def);
+          }
+        }
+        if (r <= leaf.slotRep && d >= leaf.slotDef) mask.push(d >= leaf.def);
+      }
+    }
+    for (let k = 0; k < depth; k++) {
+      const p = path[k]!;
+      const owner = owners[k];
+      if (p.kind === "list" && owner) {
+        const state = owner as ListState;
+        state.offsets.push(state.elements);
+      }
+    }
+  });
+  const build = (n: ColumnNode): Data => {
+    if (n.kind === "leaf") {
+      const mask = leafMasks.get(n)!;
+      return materializeLeaf(n, pagesByLeaf.get(n.columnIndex) ?? [], mask, fileLabel);
+    }
+    if (n.kind === "struct") {
+      const { slots } = structStates.get(n)!;
+      const children = n.children.map(build);
+      return makeData({
+        type: n.field.type as Struct,
+        length: slots.length,
+        nullCount: slots.nullCount,
+        nullBitmap: bitmapOf(slots),
+        children,
+      });
+    }
+    const state = listStates.get(n)!;
+    const child = build(n.child);
+    return makeData({
+      type: n.field.type,
+      length: state.slots.length,
+      nullCount: state.slots.nullCount,
+      nullBitmap: bitmapOf(state.slots),
+      valueOffsets: state.offsets.offsets.subarray(0, state.offsets.length),
+      child,
+    } as never) as Data;
+  };
+  const data = build(node);
+  if (data.length !== numRows) {
+    throw new DeltaLiteError(
+      "generic",
+      `Parquet column "${node.name}" of ${fileLabel} decoded to ${data.length} values, expected ${numRows}`,
+    );
+  }
+  return data;
+}
+
+type PathNode = StructNode | ListNode;
+
+function walkLeaves(
+  node: ColumnNode,
+  path: PathNode[],
+  visit: (leaf: LeafNode, path: PathNode[]) => void,
+): void {
+  if (node.kind === "leaf") visit(node, path);
+  else if (node.kind === "list") walkLeaves(node.child, [...path, node], visit);
+  else for (const child of node.children) walkLeaves(child, [...path, node], visit);
+}
+
+/** Slot validity of a flat (non-repeated, top-level) leaf: one slot per level. */
+function flatMask(pages: DecodedPage[], def: number, numRows: number): SlotBuilder {
+  const mask = new SlotBuilder(numRows);
+  mask.valid = new Uint8Array(numRows);
+  let at = 0;
+  for (const page of pages) {
+    const { defs, numLevels } = page;
+    if (defs === null) {
+      mask.valid.fill(1, at, at + numLevels);
+    } else {
+      for (let i = 0; i < numLevels; i++) {
+        const ok = defs[i]! >= def;
+        mask.valid[at + i] = ok ? 1 : 0;
+        if (!ok) mask.nullCount++;
+      }
+    }
+    at += numLevels;
+  }
+  mask.length = at;
+  return mask;
+}
+
+/** Packs one-byte-per-slot validity into an Arrow bitmap; undefined when nothing is null. */
+function bitmapOf(slots: SlotBuilder): Uint8Array | undefined {
+  if (slots.nullCount === 0) return undefined;
+  const n = slots.length;
+  const bits = new Uint8Array((n + 7) >> 3);
+  const valid = slots.valid;
+  for (let i = 0; i < n; i++) if (valid[i]) bits[i >> 3]! |= 1 << (i & 7);
+  return bits;
+}
+
+/** A cursor over the non-null values of consecutive pages. */
+function valueChunks(pages: DecodedPage[]): ArrayLike<unknown>[] {
+  return pages.map((p) => p.values as ArrayLike<unknown>).filter((v) => v.length > 0);
+}
+
+function concatTyped<T extends Int32Array | BigInt64Array | Float32Array | Float64Array>(
+  chunks: ArrayLike<unknown>[],
+  Ctor: new (n: number) => T,
+): T {
+  // A lone chunk that owns its whole buffer is used as is; views into a larger page or fetch buffer are
+  // copied so a batch never pins the bytes it was decoded from.
+  const only = chunks[0];
+  if (chunks.length === 1 && only instanceof Ctor && only.byteLength === only.buffer.byteLength)
+    return only as T;
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  const out = new Ctor(total);
+  let at = 0;
+  for (const c of chunks) {
+    if (c instanceof Ctor) out.set(c as never, at);
+    else for (let i = 0; i < c.length; i++) (out as unknown as unknown[])[at + i] = c[i];
+    at += c.length;
+  }
+  return out;
+}
+
+/** Scatters `values` (non-null only) into `out` at the valid slots. */
+function scatter(
+  out: { [i: number]: number | bigint },
+  values: ArrayLike<number | bigint>,
+  slots: SlotBuilder,
+): void {
+  const n = slots.length;
+  if (slots.nullCount === 0) {
+    for (let i = 0; i < n; i++) out[i] = values[i]!;
+    return;
+  }
+  const valid = slots.valid;
+  for (let i = 0, j = 0; i < n; i++) if (valid[i]) out[i] = values[j++]!;
+}
+
+function materializeLeaf(leaf: LeafNode, pages: DecodedPage[], slots: SlotBuilder, fileLabel: string): Data {
+  const type = leaf.field.type as DataType;
+  const length = slots.length;
+  const nullCount = slots.nullCount;
+  const nullBitmap = bitmapOf(slots);
+  const chunks = valueChunks(pages);
+  let expected = 0;
+  for (const c of chunks) expected += c.length;
+  if (expected !== length - nullCount) {
+    throw new DeltaLiteError(
+      "generic",
+      `Parquet column "${leaf.name}" of ${fileLabel} has ${expected} values for ${length - nullCount} non-null slots`,
+    );
+  }
+  const base = { type, length, nullCount, nullBitmap } as Record<string, unknown>;
+  const make = (extra: Record<string, unknown>) => makeData({ ...base, ...extra } as never) as Data;
+  switch (leaf.conversion) {
+    case "int8":
+    case "int16":
+    case "int32":
+    case "uint8":
+    case "uint16":
+    case "uint32": {
+      const values = concatTyped(chunks, Int32Array);
+      const Ctor = {
+        int8: Int8Array,
+        int16: Int16Array,
+        int32: Int32Array,
+        uint8: Uint8Array,
+        uint16: Uint16Array,
+        uint32: Uint32Array,
+      }[leaf.conversion];
+      if (Ctor === Int32Array && nullCount === 0) return make({ data: values.subarray(0, length) });
+      const out = new Ctor(length);
+      scatter(out, values, slots);
+      return make({ data: out });
+    }
+    case "int64":
+    case "uint64": {
+      const values = concatTyped(chunks, BigInt64Array);
+      let out: BigInt64Array;
+      if (nullCount === 0) out = values.subarray(0, length);
+      else {
+        out = new BigInt64Array(length);
+        scatter(out, values, slots);
+      }
+      const data =
+        leaf.conversion === "uint64" ? new BigUint64Array(out.buffer, out.byteOffset, out.length) : out;
+      return make({ data });
+    }
+    case "float32":
+    case "float64": {
+      const Ctor = leaf.conversion === "float32" ? Float32Array : Float64Array;
+      const values = concatTyped(chunks, Ctor as new (n: number) => Float32Array | Float64Array);
+      if (nullCount === 0) return make({ data: values.subarray(0, length) });
+      const out = new Ctor(length);
+      scatter(out, values, slots);
+      return make({ data: out });
+    }
+    case "bool": {
+      const bits = new Uint8Array((length + 7) >> 3);
+      const valid = slots.valid;
+      let i = 0;
+      for (const chunk of chunks) {
+        for (let j = 0; j < chunk.length; j++) {
+          while (nullCount > 0 && !valid[i]) i++;
+          if (chunk[j]) bits[i >> 3]! |= 1 << (i & 7);
+          i++;
+        }
+      }
+      return make({ data: bits });
+    }
+    case "utf8":
+    case "binary": {
+      let total = 0;
+      for (const chunk of chunks)
+        for (let j = 0; j < chunk.length; j++) total += (chunk[j] as Uint8Array).length;
+      const data = new Uint8Array(total);
+      const offsets = new Int32Array(length + 1);
+      const valid = slots.valid;
+      let pos = 0;
+      let i = 0;
+      for (const chunk of chunks) {
+        for (let j = 0; j < chunk.length; j++) {
+          while (nullCount > 0 && !valid[i]) offsets[++i] = pos;
+          const bytes = chunk[j] as Uint8Array;
+          const len = bytes.length;
+          if (len < 24) for (let b = 0; b < len; b++) data[pos + b] = bytes[b]!;
+          else data.set(bytes, pos);
+          pos += len;
+          offsets[++i] = pos;
+        }
+      }
+      while (i < length) offsets[++i] = pos;
+      return make({ data, valueOffsets: offsets });
+    }
+    case "fixed":
+    case "float16": {
+      const width = leaf.byteWidth;
+      const data = new Uint8Array(length * width);
+      forEachValid(chunks, slots, (value, i) => data.set(value as Uint8Array, i * width));
+      return make({ data: leaf.conversion === "float16" ? new Uint16Array(data.buffer) : data });
+    }
+    case "decimal-int32":
+    case "decimal-int64": {
+      const words = new Uint32Array(length * 4);
+      const wide = leaf.conversion === "decimal-int64";
+      const values = wide ? concatTyped(chunks, BigInt64Array) : concatTyped(chunks, Int32Array);
+      const halves = new Int32Array(values.buffer, values.byteOffset, values.length * (wide ? 2 : 1));
+      const valid = slots.valid;
+      const hasNulls = nullCount > 0;
+      for (let i = 0, j = 0; i < length; i++) {
+        if (hasNulls && !valid[i]) continue;
+        const lo = wide ? halves[2 * j]! : halves[j]!;
+        const hi = wide ? halves[2 * j + 1]! : lo < 0 ? -1 : 0;
+        const fill = hi < 0 ? 0xffffffff : 0;
+        words[i * 4] = lo >>> 0;
+        words[i * 4 + 1] = hi >>> 0;
+        words[i * 4 + 2] = fill;
+        words[i * 4 + 3] = fill;
+        j++;
+      }
+      return make({ data: words });
+    }
+    case "decimal-bytes": {
+      const words = new Uint32Array(length * 4);
+      const bytesOut = new Uint8Array(words.buffer);
+      forEachValid(chunks, slots, (value, i) => {
+        const be = value as Uint8Array;
+        const w = be.length;
+        if (w > 16) {
+          throw new DeltaLiteError(
+            "unsupported",
+            `decimal in column "${leaf.name}" of ${fileLabel} exceeds 16 bytes`,
+          );
+        }
+        const at = i * 16;
+        for (let b = 0; b < w; b++) bytesOut[at + b] = be[w - 1 - b]!;
+        const fill = w > 0 && be[0]! & 0x80 ? 0xff : 0;
+        for (let b = w; b < 16; b++) bytesOut[at + b] = fill;
+      });
+      return make({ data: words });
+    }
+    case "int96-micros": {
+      const out = new BigInt64Array(length);
+      forEachValid(chunks, slots, (value, i) => {
+        const v = value as bigint;
+        const julianDay = v >> 64n;
+        const nanosOfDay = BigInt.asUintN(64, v);
+        out[i] = (julianDay - 2440588n) * 86400000000n + nanosOfDay / 1000n;
+      });
+      return make({ data: out });
+    }
+  }
+}
+
+function forEachValid(
+  chunks: ArrayLike<unknown>[],
+  slots: SlotBuilder,
+  fn: (value: unknown, slot: number) => void,
+): void {
+  const valid = slots.valid;
+  const hasNulls = slots.nullCount > 0;
+  let i = 0;
+  for (const chunk of chunks) {
+    for (let j = 0; j < chunk.length; j++) {
+      while (hasNulls && !valid[i]) i++;
+      fn(chunk[j], i);
+      i++;
+    }
+  }
+}

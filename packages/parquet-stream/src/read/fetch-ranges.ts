@@ -1,0 +1,106 @@
+/**
+ * Ranged GETs for the column chunks a read needs: ranges closer than `coalesceGapBytes` are merged into one
+ * request, merged ranges larger than `partSizeBytes` are split into parts, and at most `concurrency`
+ * requests are in flight. Each requested range comes back as a view of its merged buffer.
+ */
+import type { ObjectStore } from "@deltalite/object-store";
+
+export interface ByteSpan {
+  start: number;
+  end: number;
+}
+
+export interface FetchRangesOptions {
+  partSizeBytes: number;
+  concurrency: number;
+  coalesceGapBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+interface Merged extends ByteSpan {
+  members: number[];
+}
+
+/** Merges sorted spans whose gap is at most `gap`; keeps the index of every original span. */
+export function coalesceSpans(spans: readonly ByteSpan[], gap: number): Merged[] {
+  const order = spans.map((_, i) => i).sort((a, b) => spans[a]!.start - spans[b]!.start);
+  const merged: Merged[] = [];
+  for (const i of order) {
+    const span = spans[i]!;
+    const last = merged[merged.length - 1];
+    if (last && span.start - last.end <= gap) {
+      last.end = Math.max(last.end, span.end);
+      last.members.push(i);
+    } else {
+      merged.push({ start: span.start, end: span.end, members: [i] });
+    }
+  }
+  return merged;
+}
+
+/** Splits a span into consecutive parts of at most `partSize` bytes. */
+export function splitSpan(span: ByteSpan, partSize: number): ByteSpan[] {
+  const parts: ByteSpan[] = [];
+  for (let start = span.start; start < span.end; start += partSize) {
+    parts.push({ start, end: Math.min(span.end, start + partSize) });
+  }
+  return parts;
+}
+
+/** Fetches `spans` of `key`; result[i] holds the bytes of spans[i]. */
+export async function fetchRanges(
+  store: ObjectStore,
+  key: string,
+  spans: readonly ByteSpan[],
+  options: FetchRangesOptions,
+): Promise<Uint8Array[]> {
+  const merged = coalesceSpans(spans, options.coalesceGapBytes);
+  const partSize = Math.max(1, options.partSizeBytes);
+  const buffers = merged.map((m) =>
+    m.end - m.start > partSize ? new Uint8Array(m.end - m.start) : undefined,
+  );
+  const whole: (Uint8Array | undefined)[] = merged.map(() => undefined);
+  const tasks: (() => Promise<void>)[] = [];
+  merged.forEach((m, mi) => {
+    for (const part of splitSpan(m, partSize)) {
+      tasks.push(async () => {
+        const bytes = await store.get(key, { range: part, signal: options.signal });
+        const target = buffers[mi];
+        if (target) target.set(bytes, part.start - m.start);
+        else whole[mi] = bytes;
+      });
+    }
+  });
+  await runLimited(tasks, Math.max(1, options.concurrency));
+  const out: Uint8Array[] = new Array(spans.length);
+  merged.forEach((m, mi) => {
+    const buffer = buffers[mi] ?? whole[mi]!;
+    for (const i of m.members) {
+      const span = spans[i]!;
+      out[i] = buffer.subarray(span.start - m.start, span.end - m.start);
+    }
+  });
+  return out;
+}
+
+/** Runs tasks with at most `limit` in flight; the first failure rejects (the rest still settle). */
+async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < tasks.length) {
+      const task = tasks[next++]!;
+      try {
+        await task();
+      } catch (error) {
+        if (!failed) {
+          failed = true;
+          failure = error;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  if (failed) throw failure;
+}

@@ -1,0 +1,275 @@
+/**
+ * `openParquetReader`: a Parquet object in an ObjectStore, read one row group at a time into Arrow
+ * RecordBatches. The size comes from the caller (no HEAD), the footer from one hinted GET (or from the
+ * `metadata` of an earlier reader of the same file: no GET at all), and each row group's selected column
+ * chunks from coalesced, split, concurrency-limited ranged GETs. Only the chunks of the requested columns
+ * are fetched; the whole file is never held.
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import type { ObjectStore } from "@deltalite/object-store";
+import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
+import { assembleColumn } from "./assemble.js";
+import { type DecodedPage, decodeColumnChunk } from "./column-chunk.js";
+import { readerCompressors } from "./decompressors.js";
+import { type ByteSpan, fetchRanges } from "./fetch-ranges.js";
+import { DEFAULT_FOOTER_HINT_BYTES, readParquetFooter } from "./footer.js";
+import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
+
+/** hyparquet's parsed footer; hand `reader.metadata` to the next reader of the same file. */
+export type ParquetMetadata = FileMetaData;
+
+export const DEFAULT_RANGE_GET_PART_SIZE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_RANGE_GET_CONCURRENCY = 4;
+/** Column chunks closer than this are fetched in one GET (object_store's default coalescing distance). */
+export const DEFAULT_RANGE_COALESCE_GAP_BYTES = 1024 * 1024;
+
+export interface OpenParquetReaderOptions {
+  /** Object size in bytes, from the Add action: no HEAD request is made. */
+  size: number;
+  /** Bytes the first footer GET reads from the end of the file (default 64 KiB). */
+  footerHintBytes?: number | undefined;
+  /** A footer already parsed by an earlier reader of this file: skips the footer GET. */
+  metadata?: ParquetMetadata | undefined;
+  /** Largest single ranged GET; bigger column-chunk ranges are split (default 8 MiB). */
+  rangeGetPartSizeBytes?: number | undefined;
+  /** Ranged GETs in flight at once (default 4). */
+  rangeGetConcurrency?: number | undefined;
+  /** Chunks separated by at most this many bytes are fetched together (default 1 MiB). */
+  rangeCoalesceGapBytes?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface ReadRowGroupOptions {
+  /** Top-level columns to decode, in this order (all when omitted). */
+  columns?: readonly string[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface ReadRowGroupsOptions extends ReadRowGroupOptions {
+  /** Row groups to read, in this order (all when omitted). */
+  rowGroups?: readonly number[] | undefined;
+  /** Cut each row group into batches of at most this many rows (zero-copy slices of the decoded group). */
+  batchRows?: number | undefined;
+  /** Row groups whose bytes are fetched ahead while the caller works on the current one (default 1). */
+  readAhead?: number | undefined;
+}
+
+/** The byte range of one column chunk of one row group. */
+export interface ColumnChunkRange {
+  /** Dotted Parquet path of the leaf column. */
+  column: string;
+  start: number;
+  end: number;
+}
+
+const schemaCache = new WeakMap<FileMetaData, FileSchema>();
+
+/** Opens a reader over `key` (footer read now, data read on demand). */
+export async function openParquetReader(
+  store: ObjectStore,
+  key: string,
+  options: OpenParquetReaderOptions,
+): Promise<ParquetReader> {
+  const metadata =
+    options.metadata ??
+    (await readParquetFooter(store, key, {
+      size: options.size,
+      footerHintBytes: options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES,
+      signal: options.signal,
+    }));
+  const compressors = await readerCompressors();
+  return new ParquetReader(store, key, options, metadata, compressors);
+}
+
+export class ParquetReader {
+  readonly store: ObjectStore;
+  readonly key: string;
+  readonly size: number;
+  readonly metadata: ParquetMetadata;
+  readonly #options: OpenParquetReaderOptions;
+  readonly #compressors: Compressors;
+  readonly #schema: FileSchema;
+
+  constructor(
+    store: ObjectStore,
+    key: string,
+    options: OpenParquetReaderOptions,
+    metadata: ParquetMetadata,
+    compressors: Compressors,
+  ) {
+    this.store = store;
+    this.key = key;
+    this.size = options.size;
+    this.metadata = metadata;
+    this.#options = options;
+    this.#compressors = compressors;
+    let schema = schemaCache.get(metadata);
+    if (!schema) {
+      schema = fileSchema(metadata, key);
+      schemaCache.set(metadata, schema);
+    }
+    this.#schema = schema;
+  }
+
+  get numRows(): number {
+    return Number(this.metadata.num_rows);
+  }
+
+  get numRowGroups(): number {
+    return this.metadata.row_groups.length;
+  }
+
+  /** Row count of each row group. */
+  get rowGroupRows(): number[] {
+    return this.metadata.row_groups.map((rg) => Number(rg.num_rows));
+  }
+
+  /** The Arrow schema of the whole file, derived from its Parquet schema. */
+  get arrowSchema(): Schema {
+    return this.#schema.arrowSchema;
+  }
+
+  /** The Arrow schema of a projection. */
+  schemaFor(columns?: readonly string[]): Schema {
+    if (!columns) return this.arrowSchema;
+    return new Schema(this.#nodes(columns).map((n) => n.field));
+  }
+
+  /** Byte ranges of the column chunks a read of `columns` in row group `rowGroup` fetches. */
+  columnChunkRanges(rowGroup: number, columns?: readonly string[]): ColumnChunkRange[] {
+    const group = this.#rowGroup(rowGroup);
+    return this.#nodes(columns)
+      .flatMap(leavesOf)
+      .map((leaf) => {
+        const meta = this.#chunkMeta(group.columns[leaf.columnIndex]?.meta_data, leaf.columnIndex);
+        return { column: meta.path_in_schema.join("."), ...chunkSpan(meta) };
+      });
+  }
+
+  /** Compressed bytes a read of `columns` in row group `rowGroup` fetches (for fetch budgets). */
+  fetchBytes(rowGroup: number, columns?: readonly string[]): number {
+    return this.columnChunkRanges(rowGroup, columns).reduce((sum, r) => sum + (r.end - r.start), 0);
+  }
+
+  /** Reads one row group into one RecordBatch. */
+  async readRowGroup(rowGroup: number, options: ReadRowGroupOptions = {}): Promise<RecordBatch> {
+    const nodes = this.#nodes(options.columns);
+    const fetched = await this.#fetch(rowGroup, nodes, options.signal);
+    return this.#decode(rowGroup, nodes, fetched);
+  }
+
+  /** Yields the selected row groups one at a time (optionally cut into `batchRows` slices). */
+  async *readRowGroups(options: ReadRowGroupsOptions = {}): AsyncGenerator<RecordBatch> {
+    const nodes = this.#nodes(options.columns);
+    const groups = options.rowGroups ?? this.metadata.row_groups.map((_, i) => i);
+    for (const g of groups) this.#rowGroup(g);
+    const readAhead = Math.max(0, options.readAhead ?? 1);
+    const batchRows = options.batchRows;
+    if (batchRows !== undefined && !(Number.isInteger(batchRows) && batchRows > 0)) {
+      throw new DeltaLiteError("generic", `batchRows must be a positive integer, got ${batchRows}`);
+    }
+    const pending: Promise<Uint8Array[]>[] = [];
+    const start = (i: number) => {
+      const p = this.#fetch(groups[i]!, nodes, options.signal);
+      p.catch(() => undefined); // surfaced when awaited; avoids an unhandled rejection if the caller stops early
+      pending.push(p);
+    };
+    let started = 0;
+    for (let i = 0; i < groups.length; i++) {
+      while (started < groups.length && started <= i + readAhead) start(started++);
+      const fetched = await pending.shift()!;
+      const batch = this.#decode(groups[i]!, nodes, fetched);
+      if (batchRows === undefined || batch.numRows <= batchRows) {
+        yield batch;
+      } else {
+        for (let at = 0; at < batch.numRows; at += batchRows) yield batch.slice(at, at + batchRows);
+      }
+    }
+  }
+
+  #nodes(columns: readonly string[] | undefined): ColumnNode[] {
+    if (!columns) return this.#schema.columns;
+    return columns.map((name) => {
+      const node = this.#schema.byName.get(name);
+      if (!node) {
+        throw new DeltaLiteError("schema_mismatch", `Parquet file ${this.key} has no column "${name}"`);
+      }
+      return node;
+    });
+  }
+
+  #rowGroup(index: number) {
+    const group = this.metadata.row_groups[index];
+    if (!group) {
+      throw new DeltaLiteError(
+        "generic",
+        `Parquet file ${this.key} has ${this.metadata.row_groups.length} row groups; row group ${index} does not exist`,
+      );
+    }
+    return group;
+  }
+
+  #chunkMeta(meta: ColumnMetaData | undefined, columnIndex: number): ColumnMetaData {
+    if (!meta) {
+      throw new DeltaLiteError(
+        "unsupported",
+        `Parquet file ${this.key}: column ${columnIndex} has no inline metadata`,
+      );
+    }
+    return meta;
+  }
+
+  async #fetch(
+    rowGroup: number,
+    nodes: ColumnNode[],
+    signal: AbortSignal | undefined,
+  ): Promise<Uint8Array[]> {
+    const group = this.#rowGroup(rowGroup);
+    const spans: ByteSpan[] = nodes
+      .flatMap(leavesOf)
+      .map((leaf) =>
+        chunkSpan(this.#chunkMeta(group.columns[leaf.columnIndex]?.meta_data, leaf.columnIndex)),
+      );
+    for (const span of spans) {
+      if (span.start < 0 || span.end > this.size || span.end < span.start) {
+        throw new DeltaLiteError(
+          "generic",
+          `Parquet file ${this.key}: column chunk [${span.start}, ${span.end}) lies outside its ${this.size} bytes`,
+        );
+      }
+    }
+    return fetchRanges(this.store, this.key, spans, {
+      partSizeBytes: this.#options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES,
+      concurrency: this.#options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY,
+      coalesceGapBytes: this.#options.rangeCoalesceGapBytes ?? DEFAULT_RANGE_COALESCE_GAP_BYTES,
+      signal: signal ?? this.#options.signal,
+    });
+  }
+
+  #decode(rowGroup: number, nodes: ColumnNode[], fetched: Uint8Array[]): RecordBatch {
+    const group = this.#rowGroup(rowGroup);
+    const numRows = Number(group.num_rows);
+    const label = `${this.key} (row group ${rowGroup})`;
+    let at = 0;
+    const children: Data[] = nodes.map((node) => {
+      const pagesByLeaf = new Map<number, DecodedPage[]>();
+      for (const leaf of leavesOf(node)) {
+        const meta = this.#chunkMeta(group.columns[leaf.columnIndex]?.meta_data, leaf.columnIndex);
+        pagesByLeaf.set(
+          leaf.columnIndex,
+          decodeColumnChunk(fetched[at++]!, leaf, meta, this.#compressors, label),
+        );
+      }
+      return assembleColumn(node, pagesByLeaf, numRows, label);
+    });
+    const schema = new Schema(nodes.map((n) => n.field));
+    const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
+    return new RecordBatch(schema, data);
+  }
+}
+
+function chunkSpan(meta: ColumnMetaData): ByteSpan {
+  const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+  return { start, end: start + Number(meta.total_compressed_size) };
+}
