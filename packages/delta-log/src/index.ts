@@ -4,12 +4,14 @@
  */
 export * from "./actions.js";
 export * from "./checkpoint-read.js";
+export * from "./commit-info.js";
+export * from "./conflict-checker.js";
 export * from "./log-path.js";
 export * from "./log-segment.js";
-export * from "./partition-values.js";
 export * from "./protocol-gate.js";
 export * from "./replay.js";
 export * from "./schema.js";
 export * from "./snapshot.js";
 export * from "./stats/index.js";
 export * from "./table-paths.js";
+export * from "./transaction.js";

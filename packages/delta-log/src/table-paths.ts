@@ -1,8 +1,8 @@
 /**
- * `add.path` / `remove.path` ⇄ store keys. A log path is a URI-encoded path relative to the table root;
+ * `add.path` / `remove.path` → store keys. A log path is a URI-encoded path relative to the table root;
  * it is decoded exactly once (so `%25` becomes a literal `%` in the key, as delta-rs's partition
  * directories need) and must stay inside the root: absolute paths and URIs, `..` / `.` / empty segments
- * and malformed escapes are refused with `invalid_path`. Encoding for writing follows delta-rs's set.
+ * and malformed escapes are refused with `invalid_path`. (Encoding for writing: `partition/paths.ts`.)
  */
 import { DeltaLiteError } from "@deltalite/errors";
 
@@ -33,21 +33,4 @@ export function decodeLogPath(path: string, table = "table"): string {
     if (segment === "." || segment === "") throw refuse("has an empty or '.' segment");
   }
   return decoded;
-}
-
-/** Characters delta-rs percent-encodes when it writes `add.path`, besides controls and space. */
-const PATH_SPECIALS = new Set(["%", '"', "#", "<", ">", "?", "[", "\\", "]", "^", "`", "{", "|", "}", "*"]);
-
-/** Encodes a store key as a log path the way delta-rs does (`%` → `%25`, space → `%20`, ...). */
-export function encodeLogPath(key: string): string {
-  let out = "";
-  for (const c of key) {
-    const code = c.codePointAt(0)!;
-    if (code <= 0x20 || code === 0x7f || PATH_SPECIALS.has(c)) {
-      out += `%${code.toString(16).toUpperCase().padStart(2, "0")}`;
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }

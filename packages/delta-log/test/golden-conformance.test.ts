@@ -11,13 +11,8 @@ import { LocalFileStore } from "@deltalite/object-store";
 import { copyFixture, fixturesDir } from "@deltalite/tools/fixtures";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DeltaDataType,
-  type DeltaSchema,
-  parseLogPath,
-  parsePartitionValue,
-  Snapshot,
-} from "../src/index.js";
+import { type DeltaDataType, type DeltaSchema, parseLogPath, Snapshot } from "../src/index.js";
+import { comparablePartitionValue } from "./helpers/partition-compare.js";
 
 interface Comparable {
   version: number;
@@ -120,7 +115,7 @@ function ours(snapshot: Snapshot): Comparable {
         partitionValues: Object.fromEntries(
           partitionColumns.map((c) => [
             c,
-            parsePartitionValue(f.partitionValues[c], fieldType(snapshot.deltaSchema, c), c),
+            comparablePartitionValue(f.partitionValues[c], fieldType(snapshot.deltaSchema, c), c),
           ]),
         ),
       }))

@@ -1,10 +1,10 @@
 /**
- * Partition values as typed values: the log holds every partition value as a string (or null); this
- * parses one by its column's Delta type (PROTOCOL.md "Partition Value Serialization"). An empty string is
- * null, as the protocol says. Timestamps without a zone are read as UTC wall clock, as delta-rs does.
+ * Test helper: a partition value from the log (string or null) in the JSON form the oracle op
+ * `delta_snapshot` gives delta-rs's typed values (numbers, booleans, `YYYY-MM-DD`, `{micros}`, `{decimal}`,
+ * `{base64}`), so the two can be compared. An empty string is null, as the protocol says.
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import { type DeltaDataType, decimalParts } from "./schema.js";
+import { type DeltaDataType, decimalParts } from "../../src/index.js";
 
 /** A typed partition value: numbers, booleans, strings, dates as `YYYY-MM-DD`, exact forms for the rest. */
 export type PartitionValue =
@@ -17,7 +17,7 @@ export type PartitionValue =
   | { base64: string };
 
 /** Parses the log's string form of a partition value for a column of `type`. */
-export function parsePartitionValue(
+export function comparablePartitionValue(
   raw: string | null | undefined,
   type: DeltaDataType,
   column: string,

@@ -1,0 +1,366 @@
+/**
+ * Commits: a transaction's actions written create-if-absent as `_delta_log/<20 digits>.json` (store `put`
+ * with mode `create`, never check-then-write). Losing the race is a value (`tryCommitVersion` →
+ * `conflict`); `commitTransaction` then reads the winning commits, runs the conflict checker, rebases and
+ * retries with jittered exponential backoff up to `maxRetries` (default 15, as delta-rs), else throws
+ * `DeltaLiteCommitConflictError` naming the winning version. After a durable commit a post-commit hook runs
+ * (checkpoint due when `(v + 1) % delta.checkpointInterval == 0`); its failure is reported, never thrown.
+ */
+import { randomUUID } from "node:crypto";
+import { DeltaLiteCommitConflictError, DeltaLiteError, hasErrorKind } from "@deltalite/errors";
+import type { ObjectStore } from "@deltalite/object-store";
+import {
+  type Action,
+  type MetadataAction,
+  type ParsedAction,
+  type ProtocolAction,
+  serializeCommit,
+} from "./actions.js";
+import { buildCommitInfo } from "./commit-info.js";
+import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
+import { commitKey } from "./log-path.js";
+import { isCommitFile, listLogFiles } from "./log-segment.js";
+import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } from "./protocol-gate.js";
+import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
+import { readCommits, Snapshot } from "./snapshot.js";
+import { decodeLogPath } from "./table-paths.js";
+
+/** Result of one attempt to write one version (kernel's CommitResponse idea). */
+export type CommitAttempt = { kind: "committed"; version: number } | { kind: "conflict"; version: number };
+
+/** Writes `bytes` as commit `version` if and only if no commit of that version exists. */
+export async function tryCommitVersion(
+  store: ObjectStore,
+  version: number,
+  bytes: Uint8Array,
+  signal?: AbortSignal,
+): Promise<CommitAttempt> {
+  try {
+    await store.put(commitKey(version), bytes, { mode: "create", signal });
+    return { kind: "committed", version };
+  } catch (error) {
+    if (hasErrorKind(error, "already_exists")) return { kind: "conflict", version };
+    throw error;
+  }
+}
+
+/** Default number of retries after losing a race (16 attempts in all, as delta-rs). */
+export const DEFAULT_COMMIT_MAX_RETRIES = 15;
+
+/** Default `delta.checkpointInterval` (delta-rs's). */
+export const DEFAULT_CHECKPOINT_INTERVAL = 100;
+
+/** delta-rs's rule: a checkpoint is due after committing `version` when `(version + 1) % interval == 0`. */
+export function checkpointDue(version: number, configuration: Readonly<Record<string, string>>): boolean {
+  const raw = configuration["delta.checkpointInterval"];
+  const interval = raw === undefined ? DEFAULT_CHECKPOINT_INTERVAL : Number(raw);
+  if (!Number.isSafeInteger(interval) || interval <= 0) return false;
+  return (version + 1) % interval === 0;
+}
+
+/** What the post-commit hook is told. */
+export interface PostCommitContext {
+  store: ObjectStore;
+  version: number;
+  /** The table after the commit (built in memory from the read snapshot and the winning commits). */
+  snapshot: Snapshot;
+  /** True when delta-rs's checkpoint rule says this version should be checkpointed. */
+  checkpointDue: boolean;
+}
+
+/**
+ * Post-commit maintenance seam. The checkpoint writer plugs in here (`onCheckpointDue`); log cleanup may
+ * use `afterCommit`. A hook failure is returned in `CommitResult.maintenanceError`, never thrown.
+ */
+export interface PostCommitHooks {
+  onCheckpointDue?: ((context: PostCommitContext) => Promise<void>) | undefined;
+  afterCommit?: ((context: PostCommitContext) => Promise<void>) | undefined;
+}
+
+export interface CommitOptions {
+  /** delta-rs operation name: WRITE, MERGE, DELETE, OPTIMIZE, CREATE TABLE, ... */
+  operation: string;
+  operationParameters?: Record<string, unknown> | undefined;
+  operationMetrics?: Record<string, unknown> | undefined;
+  /** Caller metadata, flat in commitInfo. */
+  commitMetadata?: Record<string, unknown> | undefined;
+  /**
+   * What the transaction read. Default: `none` for a blind append (only data-changing adds and txn
+   * actions), else `table`.
+   */
+  read?: ReadSet | undefined;
+  /** Retries after losing the race (default 15). */
+  maxRetries?: number | undefined;
+  /** Backoff before retry n is `min(maxBackoffMs, baseBackoffMs * 2^n)` scaled by a random factor in [0.5, 1). */
+  baseBackoffMs?: number | undefined;
+  maxBackoffMs?: number | undefined;
+  hooks?: PostCommitHooks | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface CommitResult {
+  version: number;
+  /** Attempts made (1 when the first try won). */
+  attempts: number;
+  /** Versions committed by others that this transaction was rebased past. */
+  rebasedPast: number[];
+  snapshot: Snapshot;
+  checkpointDue: boolean;
+  /** Set when a post-commit hook failed; the commit itself is durable. */
+  maintenanceError?: unknown;
+}
+
+function isBlindAppend(actions: readonly Action[]): boolean {
+  return actions.every((a) => ("add" in a && a.add.dataChange) || "txn" in a);
+}
+
+function writeKindOf(actions: readonly Action[]): WriteKind {
+  if (actions.some((a) => "remove" in a)) return "rewrite";
+  if (actions.some((a) => "add" in a)) return "append";
+  return "metadata";
+}
+
+/**
+ * Commits `actions` (no commitInfo: it is built here) on top of `snapshot`. Applies the write gate
+ * (`DeltaLiteUnsupportedTableError`) and `delta.appendOnly`, then tries `snapshot.version + 1`; on losing,
+ * rebases past winners that do not conflict. Throws `DeltaLiteCommitConflictError` (kind `conflict`) on a
+ * real conflict (`retryable: false` for protocol/metadata/txn changes) or when retries run out.
+ */
+export async function commitTransaction(
+  snapshot: Snapshot,
+  actions: readonly Action[],
+  options: CommitOptions,
+): Promise<CommitResult> {
+  const store = snapshot.store;
+  const table = snapshot.table;
+  const kind = writeKindOf(actions);
+  const newMetadata = lastOf(actions, "metaData") as MetadataAction | undefined;
+  const newProtocol = lastOf(actions, "protocol") as ProtocolAction | undefined;
+  checkWriteSupport(newProtocol ?? snapshot.protocol, newMetadata ?? snapshot.metadata, table, kind);
+  if (
+    isAppendOnly(newMetadata ?? snapshot.metadata) &&
+    actions.some((a) => "remove" in a && a.remove.dataChange)
+  ) {
+    throw new DeltaLiteError(
+      "unsupported",
+      `${table} is append-only (delta.appendOnly=true): removing data is not allowed`,
+    );
+  }
+  for (const a of actions) if ("add" in a) decodeLogPath(a.add.path, table);
+  const blind = isBlindAppend(actions);
+  const read: ReadSet = options.read ?? (blind ? { kind: "none" } : { kind: "table" });
+  const summary = summarizeTransaction(actions, read, table);
+  const readFileKeys = readFileKeysOf(snapshot, read);
+  const commitInfo = buildCommitInfo({
+    operation: options.operation,
+    operationParameters: options.operationParameters,
+    operationMetrics: options.operationMetrics,
+    commitMetadata: options.commitMetadata,
+    readVersion: snapshot.version,
+    isBlindAppend: blind && read.kind === "none",
+  });
+  const ordered: ParsedAction[] = [{ commitInfo }, ...actions];
+  const bytes = serializeCommit(ordered);
+  const maxRetries = options.maxRetries ?? DEFAULT_COMMIT_MAX_RETRIES;
+  let current = snapshot;
+  const rebasedPast: number[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const version = current.version + 1;
+    const result = await tryCommitVersion(store, version, bytes, options.signal);
+    if (result.kind === "committed") {
+      const after = current.withCommits([{ version, actions: ordered }]);
+      return finish(store, after, attempt + 1, rebasedPast, options.hooks);
+    }
+    const winners = await readWinners(store, version, table, options.signal);
+    for (const winner of winners) {
+      const conflict = findConflict(summary, winner, readFileKeys, table);
+      if (conflict) throw conflictError(table, conflict, snapshot.version);
+      rebasedPast.push(winner.version);
+    }
+    if (attempt >= maxRetries) {
+      throw new DeltaLiteCommitConflictError(
+        `${table}: commit failed after ${attempt + 1} attempts; version ${version} was taken by a concurrent writer`,
+        { retryable: true, winningVersion: winners.at(-1)?.version ?? version },
+      );
+    }
+    current = current.withCommits(winners);
+    await sleep(backoffMs(attempt, options), options.signal);
+  }
+}
+
+/** Creates a table: version 0 with protocol (the lowest the schema and configuration need) and metaData. */
+export interface CreateTableOptions {
+  schema: DeltaSchema;
+  partitionColumns?: readonly string[] | undefined;
+  configuration?: Readonly<Record<string, string>> | undefined;
+  name?: string | undefined;
+  description?: string | undefined;
+  /** Extra actions committed with the table (e.g. adds of data files). */
+  actions?: readonly Action[] | undefined;
+  commitMetadata?: Record<string, unknown> | undefined;
+  operation?: string | undefined;
+  operationParameters?: Record<string, unknown> | undefined;
+  hooks?: PostCommitHooks | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Writes version 0. Throws `already_exists` when the table (any version 0) exists, `schema_mismatch` for
+ * partition columns missing from the schema, `DeltaLiteUnsupportedTableError` for configuration we
+ * cannot honour.
+ */
+export async function createTable(store: ObjectStore, options: CreateTableOptions): Promise<CommitResult> {
+  const table = store.root;
+  const configuration = { ...(options.configuration ?? {}) };
+  const partitionColumns = [...(options.partitionColumns ?? [])];
+  const schema = parseSchemaString(schemaToJson(options.schema), `${table} schema`);
+  for (const column of partitionColumns) {
+    const field = schema.fields.find((f) => f.name === column);
+    if (!field) {
+      throw new DeltaLiteError(
+        "schema_mismatch",
+        `${table}: partition column ${column} is not in the schema`,
+      );
+    }
+    if (typeof field.type !== "string") {
+      throw new DeltaLiteError(
+        "schema_mismatch",
+        `${table}: partition column ${column} must have a primitive type`,
+      );
+    }
+  }
+  const protocol = protocolForNewTable(schema, configuration, table);
+  const metaData: MetadataAction = {
+    id: randomUUID(),
+    name: options.name ?? null,
+    description: options.description ?? null,
+    format: { provider: "parquet", options: {} },
+    schemaString: schemaToJson(schema),
+    partitionColumns,
+    createdTime: Date.now(),
+    configuration,
+  };
+  checkWriteSupport(protocol, metaData, table, "append");
+  const actions: Action[] = [{ protocol }, { metaData }, ...(options.actions ?? [])];
+  for (const a of actions) if ("add" in a) decodeLogPath(a.add.path, table);
+  const commitInfo = buildCommitInfo({
+    operation: options.operation ?? "CREATE TABLE",
+    operationParameters: options.operationParameters ?? {
+      mode: "ErrorIfExists",
+      location: table,
+      protocol: protocol,
+      metadata: metaData,
+    },
+    commitMetadata: options.commitMetadata,
+  });
+  // Version 0 may have been cleaned up from an existing table: any log file means the table exists. The
+  // create below is still atomic; this only guards that case.
+  const existing = await listLogFiles(store, undefined, options.signal);
+  const result =
+    existing.length > 0
+      ? ({ kind: "conflict", version: 0 } as const)
+      : await tryCommitVersion(store, 0, serializeCommit([{ commitInfo }, ...actions]), options.signal);
+  if (result.kind === "conflict") {
+    throw new DeltaLiteError("already_exists", `a Delta table already exists at ${table}`);
+  }
+  const snapshot = await Snapshot.open(store, { version: 0, signal: options.signal });
+  return finish(store, snapshot, 1, [], options.hooks);
+}
+
+async function finish(
+  store: ObjectStore,
+  snapshot: Snapshot,
+  attempts: number,
+  rebasedPast: number[],
+  hooks: PostCommitHooks | undefined,
+): Promise<CommitResult> {
+  const due = checkpointDue(snapshot.version, snapshot.configuration);
+  const result: CommitResult = {
+    version: snapshot.version,
+    attempts,
+    rebasedPast,
+    snapshot,
+    checkpointDue: due,
+  };
+  const context: PostCommitContext = { store, version: snapshot.version, snapshot, checkpointDue: due };
+  try {
+    if (due && hooks?.onCheckpointDue) await hooks.onCheckpointDue(context);
+    if (hooks?.afterCommit) await hooks.afterCommit(context);
+  } catch (error) {
+    result.maintenanceError = error;
+  }
+  return result;
+}
+
+/** Reads the commits from `version` on (one LIST, one GET each); they must be contiguous. */
+async function readWinners(
+  store: ObjectStore,
+  version: number,
+  table: string,
+  signal: AbortSignal | undefined,
+): Promise<{ version: number; actions: ParsedAction[] }[]> {
+  const files = (await listLogFiles(store, version, signal))
+    .filter(isCommitFile)
+    .filter((f) => f.version >= version);
+  const contiguous = [];
+  for (const f of files) {
+    if (f.version !== version + contiguous.length) break;
+    contiguous.push(f);
+  }
+  if (contiguous.length === 0) {
+    throw new DeltaLiteError("corrupt_log", `${table}: commit ${version} exists but is not listed`, {
+      retryable: true,
+    });
+  }
+  const contents = await readCommits(store, contiguous, table, signal);
+  return contiguous.map((f, i) => ({ version: f.version, actions: contents[i]! }));
+}
+
+function readFileKeysOf(snapshot: Snapshot, read: ReadSet): Set<string> {
+  if (read.kind === "files") return new Set(read.paths);
+  if (read.kind !== "partitions") return new Set();
+  const keys = new Set<string>();
+  for (const file of snapshot.liveFiles()) {
+    const pv = file.add.partitionValues;
+    if (read.partitions.some((p) => Object.entries(p).every(([c, v]) => (pv[c] ?? null) === v)))
+      keys.add(file.key);
+  }
+  return keys;
+}
+
+function conflictError(table: string, conflict: Conflict, readVersion: number): DeltaLiteCommitConflictError {
+  return new DeltaLiteCommitConflictError(
+    `${table}: commit conflict (${conflict.type}) with version ${conflict.version} (read at version ${readVersion}): ${conflict.detail}`,
+    { retryable: conflict.retryable, winningVersion: conflict.version },
+  );
+}
+
+function lastOf(actions: readonly Action[], key: "metaData" | "protocol"): unknown {
+  let found: unknown;
+  for (const a of actions) if (key in a) found = (a as Record<string, unknown>)[key];
+  return found;
+}
+
+function backoffMs(attempt: number, options: CommitOptions): number {
+  const base = options.baseBackoffMs ?? 10;
+  const max = options.maxBackoffMs ?? 1000;
+  return Math.min(max, base * 2 ** attempt) * (0.5 + Math.random() / 2);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new DeltaLiteError("aborted", "commit aborted", { cause: signal.reason }));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new DeltaLiteError("aborted", "commit aborted", { cause: signal?.reason }));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
