@@ -1,2 +1,15 @@
-/** The write half of parquet-stream (the streaming writer lands here). */
-export {};
+/** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
+export type { FileMetaData } from "hyparquet";
+export {
+  DEFAULT_CODEC,
+  DEFAULT_CREATED_BY,
+  DEFAULT_MAX_ROW_GROUP_BYTES,
+  DEFAULT_MAX_ROW_GROUP_ROWS,
+  DEFAULT_MULTIPART_CONCURRENCY,
+  DEFAULT_MULTIPART_PART_SIZE_BYTES,
+  DEFAULT_MULTIPART_THRESHOLD_BYTES,
+  DEFAULT_TARGET_FILE_SIZE,
+  type ParquetCodec,
+  type WriteParquetOptions,
+} from "./options.js";
+export { FOOTER_PARSERS, parquetFileStream, type WrittenFile, writeParquetFiles } from "./parquet-writer.js";

@@ -1,0 +1,106 @@
+/**
+ * The writer's knobs, their defaults (SPEC §3 and §7) and their validation. Sizes are bytes.
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import type { Schema } from "apache-arrow";
+
+/** Parquet compression codecs the writer offers. */
+export type ParquetCodec = "snappy" | "zstd" | "uncompressed";
+
+/** Chosen by measurement (BENCHMARKS.md): the fastest to write and to read back, and delta-rs's own default. */
+export const DEFAULT_CODEC: ParquetCodec = "snappy";
+export const DEFAULT_MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_MAX_ROW_GROUP_ROWS = 1_048_576;
+export const DEFAULT_TARGET_FILE_SIZE = 100 * 1024 * 1024;
+export const DEFAULT_MULTIPART_THRESHOLD_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MULTIPART_PART_SIZE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MULTIPART_CONCURRENCY = 4;
+export const DEFAULT_CREATED_BY = "deltalite (parquet-rs version 59.3.0 via parquet-wasm 0.8.0)";
+
+export interface WriteParquetOptions {
+  /** The Arrow schema every batch must have (names and types). */
+  schema: Schema;
+  /** Store key of the next file to write; called once per file. Files are written with mode `create`. */
+  nextKey: () => string;
+  codec?: ParquetCodec | undefined;
+  /**
+   * A row group closes when its uncompressed (pre-compression) size reaches this many bytes, as parquet-rs
+   * measures it — for plain-encoded data that is the decoded size; dictionary encoding makes it smaller.
+   */
+  maxRowGroupBytes?: number | undefined;
+  /** A row group closes at this many rows. */
+  maxRowGroupRows?: number | undefined;
+  /** A file closes at the first row-group boundary at or beyond this many written bytes. */
+  targetFileSize?: number | undefined;
+  /** Files that reach this size are streamed with a multipart put; smaller files go in one `put`. */
+  multipartThresholdBytes?: number | undefined;
+  multipartPartSizeBytes?: number | undefined;
+  multipartConcurrency?: number | undefined;
+  /** The footer's `created_by`. */
+  createdBy?: string | undefined;
+  /** Extra footer key/value metadata (parquet-rs adds `ARROW:schema` itself). */
+  keyValueMetadata?: Record<string, string> | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface ResolvedWriteOptions {
+  schema: Schema;
+  nextKey: () => string;
+  codec: ParquetCodec;
+  maxRowGroupBytes: number;
+  maxRowGroupRows: number;
+  targetFileSize: number;
+  multipartThresholdBytes: number;
+  multipartPartSizeBytes: number;
+  multipartConcurrency: number;
+  createdBy: string;
+  keyValueMetadata: Record<string, string>;
+  signal: AbortSignal | undefined;
+}
+
+function positive(name: string, value: number | undefined, fallback: number, minimum = 1): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < minimum) {
+    throw new DeltaLiteError(
+      "generic",
+      `parquet writer option ${name} must be an integer ≥ ${minimum} (got ${value})`,
+    );
+  }
+  return resolved;
+}
+
+export function resolveWriteOptions(options: WriteParquetOptions): ResolvedWriteOptions {
+  const codec = options.codec ?? DEFAULT_CODEC;
+  if (codec !== "snappy" && codec !== "zstd" && codec !== "uncompressed") {
+    throw new DeltaLiteError(
+      "generic",
+      `unknown parquet codec ${JSON.stringify(codec)} (snappy, zstd, uncompressed)`,
+    );
+  }
+  return {
+    schema: options.schema,
+    nextKey: options.nextKey,
+    codec,
+    maxRowGroupBytes: positive("maxRowGroupBytes", options.maxRowGroupBytes, DEFAULT_MAX_ROW_GROUP_BYTES),
+    maxRowGroupRows: positive("maxRowGroupRows", options.maxRowGroupRows, DEFAULT_MAX_ROW_GROUP_ROWS),
+    targetFileSize: positive("targetFileSize", options.targetFileSize, DEFAULT_TARGET_FILE_SIZE),
+    multipartThresholdBytes: positive(
+      "multipartThresholdBytes",
+      options.multipartThresholdBytes,
+      DEFAULT_MULTIPART_THRESHOLD_BYTES,
+    ),
+    multipartPartSizeBytes: positive(
+      "multipartPartSizeBytes",
+      options.multipartPartSizeBytes,
+      DEFAULT_MULTIPART_PART_SIZE_BYTES,
+    ),
+    multipartConcurrency: positive(
+      "multipartConcurrency",
+      options.multipartConcurrency,
+      DEFAULT_MULTIPART_CONCURRENCY,
+    ),
+    createdBy: options.createdBy ?? DEFAULT_CREATED_BY,
+    keyValueMetadata: options.keyValueMetadata ?? {},
+    signal: options.signal,
+  };
+}
