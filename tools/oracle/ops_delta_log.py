@@ -33,6 +33,36 @@ def _normalize_partition_value(value):
     return {"repr": repr(value)}
 
 
+def _type(alias):
+    import pyarrow as pa
+
+    if alias == "timestamp[us, tz=UTC]":
+        return pa.timestamp("us", tz="UTC")
+    if alias == "timestamp[us]":
+        return pa.timestamp("us")
+    if alias.startswith("decimal128("):
+        precision, scale = alias[len("decimal128("):-1].split(",")
+        return pa.decimal128(int(precision), int(scale))
+    return pa.type_for_alias(alias)
+
+
+def _arrays(columns, types):
+    """name -> pyarrow array; values are cast from their JSON form to `types[name]` when given."""
+    import pyarrow as pa
+
+    out = {}
+    for name, values in columns.items():
+        if name not in types:
+            out[name] = pa.array(values)
+            continue
+        target = _type(types[name])
+        if pa.types.is_decimal(target):
+            out[name] = pa.array([None if v is None else decimal.Decimal(str(v)) for v in values], type=target)
+        else:
+            out[name] = pa.array(values).cast(target)
+    return out
+
+
 def _error(error):
     return {"error": {"type": type(error).__name__, "message": str(error).split("\n")[0][:500]}}
 
@@ -91,10 +121,7 @@ def op_delta_write(args):
     import pyarrow as pa
     from deltalake import write_deltalake, DeltaTable, CommitProperties
 
-    columns = args["columns"]
-    types = args.get("types") or {}
-    arrays = {name: pa.array(values, type=pa.type_for_alias(types[name]) if name in types else None) for name, values in columns.items()}
-    data = pa.table(arrays)
+    data = pa.table(_arrays(args["columns"], args.get("types") or {}))
     kwargs = {"mode": args.get("mode", "append")}
     if args.get("partition_by"):
         kwargs["partition_by"] = args["partition_by"]
@@ -150,8 +177,7 @@ def op_write_parquet_file(args):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    types = args.get("types") or {}
-    table = pa.table({name: pa.array(values, type=pa.type_for_alias(types[name]) if name in types else None) for name, values in args["columns"].items()})
+    table = pa.table(_arrays(args["columns"], args.get("types") or {}))
     os.makedirs(os.path.dirname(args["path"]), exist_ok=True)
     pq.write_table(table, args["path"])
     return {"size": os.path.getsize(args["path"])}
