@@ -339,6 +339,9 @@ def op_parquet_type_matrix(args):
     """args: {out, rows?, seed?, wide_columns?, columns? (subset, in order)}. Writes the type matrix as an Arrow
     IPC file; returns its canonical rows as pyarrow sees them."""
     table = type_matrix(int(args.get("rows", 200)), int(args.get("seed", 1)), int(args.get("wide_columns", 0)))
+    if args.get("partition_column"):
+        # a constant first column, for partitioned writes that yield one file
+        table = table.add_column(0, args["partition_column"], pa.array(["p1"] * table.num_rows, pa.string()))
     if args.get("columns"):
         table = table.select(args["columns"])
     with pa.OSFile(args["out"], "wb") as sink:

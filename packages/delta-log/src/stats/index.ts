@@ -1,2 +1,13 @@
-/** Add-action statistics derived from a written file's Parquet footer, equal to delta-rs's (lands here). */
-export {};
+/**
+ * Add-action statistics from a written file's Parquet footer, equal to delta-rs 1.6.6's for the same data.
+ */
+export { type AddStats, type AddStatsOptions, addStats, type StatsMap, statsJson } from "./add-stats.js";
+export {
+  DEFAULT_NUM_INDEXED_COLS,
+  type LeafColumn,
+  leafColumns,
+  parseStatsColumns,
+  type StatsColumnRules,
+  selectStatsLeaves,
+} from "./leaf-columns.js";
+export { formatDate, formatTimestamp, type StatKind, type StatsScalar, statKind } from "./stat-values.js";

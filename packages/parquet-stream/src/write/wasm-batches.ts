@@ -41,6 +41,11 @@ function describe(schema: Schema): string {
 /** Throws `schema_mismatch` when a batch's columns differ from the writer's schema in names or types. */
 export function checkBatchSchema(expected: Schema, batch: RecordBatch): void {
   const actual = batch.schema;
+  if (batch.data.children.length !== actual.fields.length) {
+    throw new DeltaLiteSchemaMismatchError(
+      `batch has ${batch.data.children.length} column arrays for ${actual.fields.length} schema fields`,
+    );
+  }
   const same =
     actual.fields.length === expected.fields.length &&
     actual.fields.every((field, i) => {
