@@ -1,0 +1,95 @@
+/**
+ * VACUUM: deletes data files the table no longer needs, after the retention period, and records it the way
+ * delta-rs does — a `VACUUM START` commit (files and bytes to delete), the deletes, then `VACUUM END`.
+ * A dry run (or nothing to delete) commits nothing. Lite mode by default; `full` also removes files the log
+ * does not know.
+ */
+import { listAll } from "@deltalite/object-store";
+import type { Snapshot } from "../snapshot.js";
+import { commitTransaction } from "../transaction.js";
+import { DEFAULT_DELETED_FILE_RETENTION_MS, intervalProperty } from "./interval.js";
+import { planVacuum, vacuumRetentionMs } from "./vacuum-plan.js";
+
+export interface VacuumOptions {
+  /** Retention in hours; default the table's `delta.deletedFileRetentionDuration` (7 days). */
+  retentionHours?: number | undefined;
+  /** Only report what would be deleted (default false; the CLI's `--dry-run`). */
+  dryRun?: boolean | undefined;
+  /** Also delete files the log does not reference (older than the retention). */
+  full?: boolean | undefined;
+  /** Refuse a retention shorter than the table's (default true). */
+  enforceRetentionDuration?: boolean | undefined;
+  commitMetadata?: Record<string, unknown> | undefined;
+  nowMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface VacuumResult {
+  dryRun: boolean;
+  mode: "lite" | "full";
+  /** Store keys deleted (or that would be, in a dry run). */
+  files: string[];
+  bytes: number;
+  retentionHours: number;
+  /** Versions of the VACUUM START / END commits (empty for a dry run or when nothing was deleted). */
+  versions: number[];
+}
+
+export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): Promise<VacuumResult> {
+  const store = snapshot.store;
+  const full = options.full ?? false;
+  const dryRun = options.dryRun ?? false;
+  const enforce = options.enforceRetentionDuration ?? true;
+  const tableRetentionMs = intervalProperty(
+    snapshot.configuration,
+    "delta.deletedFileRetentionDuration",
+    DEFAULT_DELETED_FILE_RETENTION_MS,
+  );
+  const retentionMs = vacuumRetentionMs(tableRetentionMs, options.retentionHours, enforce);
+  const listing = full ? await listAll(store, "", { signal: options.signal }) : undefined;
+  const plan = planVacuum({
+    livePaths: new Set(snapshot.files.map((f) => f.path)),
+    tombstones: snapshot.tombstones.map((t) => ({
+      path: t.path,
+      deletionTimestamp: t.remove.deletionTimestamp ?? undefined,
+    })),
+    listing,
+    retentionMs,
+    nowMs: options.nowMs ?? Date.now(),
+    full,
+  });
+  const result: VacuumResult = {
+    dryRun,
+    mode: full ? "full" : "lite",
+    files: plan.keys,
+    bytes: plan.bytes,
+    retentionHours: retentionMs / 3_600_000,
+    versions: [],
+  };
+  if (dryRun || plan.keys.length === 0) return result;
+  const start = await commitTransaction(snapshot, [], {
+    operation: "VACUUM START",
+    operationParameters: {
+      retentionCheckEnabled: enforce,
+      specifiedRetentionMillis: retentionMs,
+      defaultRetentionMillis: tableRetentionMs,
+    },
+    operationMetrics: { numFilesToDelete: plan.keys.length, sizeOfDataToDelete: plan.bytes },
+    commitMetadata: options.commitMetadata,
+    signal: options.signal,
+  });
+  let deleted = 0;
+  for (const key of plan.keys) {
+    await store.delete(key, { signal: options.signal });
+    deleted++;
+  }
+  const end = await commitTransaction(start.snapshot, [], {
+    operation: "VACUUM END",
+    operationParameters: { status: "COMPLETED" },
+    operationMetrics: { numDeletedFiles: deleted, numVacuumedDirectories: 0 },
+    commitMetadata: options.commitMetadata,
+    signal: options.signal,
+  });
+  result.versions = [start.version, end.version];
+  return result;
+}
