@@ -8,6 +8,8 @@ export * from "./commit-info.js";
 export * from "./conflict-checker.js";
 export * from "./log-path.js";
 export * from "./log-segment.js";
+export * from "./maintenance/index.js";
+export * from "./partition/index.js";
 export * from "./protocol-gate.js";
 export * from "./replay.js";
 export * from "./schema.js";
