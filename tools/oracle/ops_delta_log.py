@@ -192,3 +192,16 @@ def op_delta_read_rows(args):
     if args.get("sort_by"):
         table = table.sort_by([(c, "ascending") for c in args["sort_by"]])
     return table.to_pylist()
+
+
+def op_delta_version_at(args):
+    """The version delta-rs loads for a timestamp (epoch milliseconds), via load_as_version(datetime)."""
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(args["uri"], storage_options=args.get("storage_options") or None)
+    when = datetime.datetime.fromtimestamp(args["timestamp_ms"] / 1000, tz=datetime.timezone.utc)
+    try:
+        dt.load_as_version(when)
+    except Exception as error:
+        return _error(error)
+    return {"version": dt.version()}
