@@ -49,11 +49,15 @@ def _decimal_string(value, scale):
     unscaled = int("".join(map(str, digits)) or "0")
     shift = exponent + scale
     unscaled = unscaled * 10**shift if shift >= 0 else unscaled // 10 ** (-shift)
-    text = str(unscaled)
+    return _unscaled_string(-unscaled if sign else unscaled, scale)
+
+
+def _unscaled_string(unscaled, scale):
+    text = str(abs(unscaled))
     if scale > 0:
         text = text.rjust(scale + 1, "0")
         text = text[:-scale] + "." + text[-scale:]
-    return ("-" if sign and unscaled != 0 else "") + text
+    return ("-" if unscaled < 0 else "") + text
 
 
 def _float_bits(value, fmt):
@@ -68,7 +72,7 @@ def _canon_array(arr):
     """One canonical value per slot of a pyarrow Array (not chunked)."""
     t = arr.type
     n = len(arr)
-    valid = [arr[i].is_valid for i in range(n)] if arr.null_count else [True] * n
+    valid = arr.is_valid().to_pylist() if arr.null_count else [True] * n
     if pa.types.is_dictionary(t):
         return _canon_array(arr.dictionary_decode())
     if pa.types.is_struct(t):
@@ -90,6 +94,14 @@ def _canon_array(arr):
         return [None if v is None else str(v) for v in arr.cast(pa.int64()).to_pylist()]
     if pa.types.is_date32(t) or pa.types.is_time32(t):
         return arr.cast(pa.int32()).to_pylist()
+    if pa.types.is_decimal128(t):
+        raw = memoryview(arr.buffers()[1])[arr.offset * 16 : (arr.offset + n) * 16]
+        return [
+            _unscaled_string(int.from_bytes(raw[i * 16 : i * 16 + 16], "little", signed=True), t.scale)
+            if valid[i]
+            else None
+            for i in range(n)
+        ]
     if pa.types.is_decimal(t):
         return [None if v is None else _decimal_string(v, t.scale) for v in arr.to_pylist()]
     if pa.types.is_float32(t):
@@ -120,14 +132,19 @@ def _canon_table(table):
 def op_parquet_read_canonical(args):
     """Reads a Parquet file with pyarrow (INT96 as microseconds) into the canonical form.
 
-    args: path; columns (top-level names, optional); row_groups (indexes, optional)."""
+    args: path; columns (top-level names, optional); row_groups (indexes, optional); slices (optional list of
+    [offset, length] row slices: only those rows are canonicalized, concatenated in order — for big files)."""
     pf = pq.ParquetFile(args["path"], coerce_int96_timestamp_unit="us")
     columns = args.get("columns")
     if args.get("row_groups") is not None:
         table = pf.read_row_groups(args["row_groups"], columns=columns)
     else:
         table = pf.read(columns=columns)
+    num_rows = table.num_rows
+    if args.get("slices") is not None:
+        table = pa.concat_tables([table.slice(offset, length) for offset, length in args["slices"]])
     out = _canon_table(table)
+    out["numRows"] = num_rows
     out["rowGroupRows"] = [pf.metadata.row_group(i).num_rows for i in range(pf.metadata.num_row_groups)]
     return out
 

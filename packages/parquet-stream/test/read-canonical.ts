@@ -1,7 +1,8 @@
 /**
  * Test helper (not a test): Arrow data → the canonical JSON form that tools/oracle/ops_parquet_read.py
  * computes from pyarrow's reading of the same file, so both sides are compared value by value. It reads
- * Arrow buffers directly (no Vector.get), so it sees exactly what the reader built.
+ * Arrow buffers directly (no Vector.get), so it sees exactly what the reader built. Arrow JS slices value and
+ * offset buffers on `slice` (index from 0) but not validity or boolean bitmaps (index from `offset`).
  */
 import { type Data, type DataType, type Field, type RecordBatch, type Schema, Type } from "apache-arrow";
 
@@ -98,41 +99,39 @@ export function canonData(data: Data): unknown[] {
     }
     switch (type.typeId) {
       case Type.Bool:
-        out[i] = (values[(o + i) >> 3]! & (1 << ((o + i) & 7))) !== 0;
+        out[i] = (values[(o + i) >> 3]! & (1 << ((o + i) & 7))) !== 0; // bool data is not sliced: it goes by offset
         break;
       case Type.Int:
-        out[i] = type.bitWidth === 64 ? String(values[o + i]) : Number(values[o + i]);
+        out[i] = type.bitWidth === 64 ? String(values[i]) : Number(values[i]);
         break;
       case Type.Float:
         out[i] =
-          type.precision === 0
-            ? `f16:${values[o + i]}`
-            : floatBits(Number(values[o + i]), type.precision === 1);
+          type.precision === 0 ? `f16:${values[i]}` : floatBits(Number(values[i]), type.precision === 1);
         break;
       case Type.Date:
-        out[i] = Number(values[o + i]);
+        out[i] = Number(values[i]);
         break;
       case Type.Time:
-        out[i] = type.bitWidth === 64 ? String(values[o + i]) : Number(values[o + i]);
+        out[i] = type.bitWidth === 64 ? String(values[i]) : Number(values[i]);
         break;
       case Type.Timestamp:
-        out[i] = String(values[o + i]);
+        out[i] = String(values[i]);
         break;
       case Type.Utf8:
-        out[i] = utf8.decode(values.subarray(offsets[o + i]!, offsets[o + i + 1]!));
+        out[i] = utf8.decode(values.subarray(offsets[i]!, offsets[i + 1]!));
         break;
       case Type.Binary:
-        out[i] = hex(values.subarray(offsets[o + i]!, offsets[o + i + 1]!));
+        out[i] = hex(values.subarray(offsets[i]!, offsets[i + 1]!));
         break;
       case Type.FixedSizeBinary: {
         const w = type.byteWidth as number;
-        out[i] = hex(values.subarray((o + i) * w, (o + i + 1) * w));
+        out[i] = hex(values.subarray(i * w, (i + 1) * w));
         break;
       }
       case Type.Decimal: {
         const words = data.values as unknown as Uint32Array;
         let v = 0n;
-        for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(words[(o + i) * 4 + k]!);
+        for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(words[i * 4 + k]!);
         out[i] = decimalString(BigInt.asIntN(128, v), type.scale as number);
         break;
       }
@@ -146,7 +145,7 @@ export function canonData(data: Data): unknown[] {
       case Type.List:
       case Type.Map: {
         childCanon ??= canonData(children[0]!);
-        const items = childCanon.slice(offsets[o + i]!, offsets[o + i + 1]!);
+        const items = childCanon.slice(offsets[i]!, offsets[i + 1]!);
         out[i] =
           type.typeId === Type.Map
             ? items.map((entry) => {
@@ -170,7 +169,8 @@ export function canonBatches(schema: Schema, batches: RecordBatch[]): CanonicalT
   for (const batch of batches) {
     numRows += batch.numRows;
     batch.schema.fields.forEach((f, k) => {
-      columns[f.name]!.push(...canonData(batch.data.children[k]!));
+      const target = columns[f.name]!;
+      for (const value of canonData(batch.data.children[k]!)) target.push(value);
     });
   }
   return { schema: canonSchema(schema), numRows, columns };
