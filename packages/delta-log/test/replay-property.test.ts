@@ -1,0 +1,171 @@
+// Property: for random action sequences (adds, removes, re-adds, deletion-vector variants of one path, txn
+// updates, metadata changes), a snapshot loaded from a checkpoint plus the JSON tail equals the full replay
+// of every commit — at the latest version and at every version after the checkpoint. The checkpoint is a
+// real v2 JSON checkpoint (`<v>.checkpoint.<uuid>.json`, with `_last_checkpoint` pointing at it), read
+// through the same segment and checkpoint code as any other table; then the commits up to the checkpoint
+// are deleted (as log cleanup would) so the checkpoint alone must carry the state.
+import { randomUUID } from "node:crypto";
+import { InMemoryStore } from "@deltalite/object-store";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type Action,
+  commitKey,
+  formatVersion,
+  LAST_CHECKPOINT_KEY,
+  type ParsedAction,
+  ReplayState,
+  Snapshot,
+  serializeCommit,
+} from "../src/index.js";
+
+const PATHS = ["a.parquet", "b.parquet", "p=1/c.parquet", "p=2/d%20e.parquet", "f.parquet"];
+const DVS = [undefined, "dv1", "dv2"];
+
+type Op =
+  | { op: "add"; path: number; dv: number; size: number }
+  | { op: "remove"; path: number; dv: number }
+  | { op: "txn"; app: number; version: number }
+  | { op: "config"; value: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant("add" as const), path: fc.nat(PATHS.length - 1), dv: fc.nat(2), size: fc.nat(1000) }),
+  fc.record({ op: fc.constant("remove" as const), path: fc.nat(PATHS.length - 1), dv: fc.nat(2) }),
+  fc.record({ op: fc.constant("txn" as const), app: fc.nat(2), version: fc.nat(50) }),
+  fc.record({ op: fc.constant("config" as const), value: fc.nat(9) }),
+);
+
+const schemaString = JSON.stringify({
+  type: "struct",
+  fields: [{ name: "id", type: "long", nullable: true, metadata: {} }],
+});
+
+function toActions(ops: Op[], version: number): Action[] {
+  return ops.map((o): Action => {
+    const dv = (i: number) =>
+      DVS[i] === undefined
+        ? {}
+        : { deletionVector: { storageType: "i", pathOrInlineDv: DVS[i]!, sizeInBytes: 1, cardinality: 1 } };
+    switch (o.op) {
+      case "add":
+        return {
+          add: {
+            path: PATHS[o.path]!,
+            partitionValues: {},
+            size: o.size,
+            modificationTime: version,
+            dataChange: true,
+            ...dv(o.dv),
+          },
+        };
+      case "remove":
+        return { remove: { path: PATHS[o.path]!, deletionTimestamp: version, dataChange: true, ...dv(o.dv) } };
+      case "txn":
+        return { txn: { appId: `app-${o.app}`, version: o.version } };
+      case "config":
+        return {
+          metaData: {
+            id: "table-id",
+            format: { provider: "parquet", options: {} },
+            schemaString,
+            partitionColumns: [],
+            configuration: { "x.setting": String(o.value) },
+            createdTime: 0,
+          },
+        };
+    }
+  });
+}
+
+/** The state as comparable JSON: live files and tombstones by id, txns, metadata configuration. */
+function stateOf(s: {
+  liveFiles(): Iterable<{ key: string; add: { size: number; deletionVector?: unknown } }>;
+  tombstones: readonly { path: string }[];
+  appTransactions: ReadonlyMap<string, number>;
+  configuration: Readonly<Record<string, string>>;
+  version: number;
+}) {
+  return {
+    version: s.version,
+    files: [...s.liveFiles()]
+      .map((f) => `${f.key}|${JSON.stringify(f.add.deletionVector ?? null)}|${f.add.size}`)
+      .sort(),
+    tombstones: s.tombstones.map((t) => t.path).sort(),
+    txns: [...s.appTransactions].sort(),
+    configuration: s.configuration,
+  };
+}
+
+function v2Checkpoint(state: ReplayState, version: number): ParsedAction[] {
+  return [
+    { checkpointMetadata: { version } },
+    { protocol: state.protocol! },
+    { metaData: state.metadata! },
+    ...[...state.txns.values()].map((txn) => ({ txn })),
+    ...[...state.files.values()].map((f) => ({ add: { ...f.add, dataChange: false } })),
+    ...[...state.tombstones.values()].map((t) => ({ remove: t.remove })),
+  ];
+}
+
+describe("checkpoint + tail replay equals full replay", () => {
+  it("on random action sequences, at the latest version and every version after the checkpoint (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(opArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }),
+        fc.nat(),
+        async (commits, pick) => {
+          const store = new InMemoryStore();
+          const create: Action[] = [
+            { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+            ...toActions([{ op: "config", value: 0 }], 0),
+          ];
+          const all: Action[][] = [create, ...commits.map((ops, i) => toActions(ops, i + 1))];
+          for (const [version, actions] of all.entries()) {
+            await store.put(commitKey(version), serializeCommit(actions), { mode: "create" });
+          }
+          // Full replay, version by version.
+          const full: ReplayState[] = [];
+          const state = new ReplayState("t");
+          for (const actions of all) {
+            state.apply(actions);
+            full.push(state.clone());
+          }
+          const latest = all.length - 1;
+          const checkpointVersion = pick % all.length;
+          const cp = v2Checkpoint(full[checkpointVersion]!, checkpointVersion);
+          const name = `_delta_log/${formatVersion(checkpointVersion)}.checkpoint.${randomUUID()}.json`;
+          await store.put(name, serializeCommit(cp));
+          await store.put(LAST_CHECKPOINT_KEY, new TextEncoder().encode(JSON.stringify({ version: checkpointVersion, size: cp.length })));
+
+          const viaCheckpoint = await Snapshot.open(store);
+          expect(stateOf(viaCheckpoint)).toEqual(stateOf(snapshotLike(full[latest]!, latest)));
+          for (let v = checkpointVersion; v <= latest; v++) {
+            const at = await Snapshot.open(store, { version: v });
+            expect(stateOf(at)).toEqual(stateOf(snapshotLike(full[v]!, v)));
+          }
+          // Versions before the checkpoint still replay from the JSON commits.
+          if (checkpointVersion > 0) {
+            const before = await Snapshot.open(store, { version: checkpointVersion - 1 });
+            expect(stateOf(before)).toEqual(stateOf(snapshotLike(full[checkpointVersion - 1]!, checkpointVersion - 1)));
+          }
+          // With the commits up to the checkpoint cleaned up, only the checkpoint can give the state.
+          for (let v = 0; v <= checkpointVersion; v++) await store.delete(commitKey(v));
+          expect(stateOf(await Snapshot.open(store))).toEqual(stateOf(snapshotLike(full[latest]!, latest)));
+          const atCheckpoint = await Snapshot.open(store, { version: checkpointVersion });
+          expect(stateOf(atCheckpoint)).toEqual(stateOf(snapshotLike(full[checkpointVersion]!, checkpointVersion)));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+function snapshotLike(state: ReplayState, version: number) {
+  return {
+    version,
+    liveFiles: () => state.files.values(),
+    tombstones: [...state.tombstones.values()].map((t) => ({ path: t.key })),
+    appTransactions: new Map([...state.txns.values()].map((t) => [t.appId, t.version])),
+    configuration: state.metadata!.configuration,
+  };
+}
