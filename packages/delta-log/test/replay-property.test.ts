@@ -29,7 +29,12 @@ type Op =
   | { op: "config"; value: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant("add" as const), path: fc.nat(PATHS.length - 1), dv: fc.nat(2), size: fc.nat(1000) }),
+  fc.record({
+    op: fc.constant("add" as const),
+    path: fc.nat(PATHS.length - 1),
+    dv: fc.nat(2),
+    size: fc.nat(1000),
+  }),
   fc.record({ op: fc.constant("remove" as const), path: fc.nat(PATHS.length - 1), dv: fc.nat(2) }),
   fc.record({ op: fc.constant("txn" as const), app: fc.nat(2), version: fc.nat(50) }),
   fc.record({ op: fc.constant("config" as const), value: fc.nat(9) }),
@@ -59,7 +64,9 @@ function toActions(ops: Op[], version: number): Action[] {
           },
         };
       case "remove":
-        return { remove: { path: PATHS[o.path]!, deletionTimestamp: version, dataChange: true, ...dv(o.dv) } };
+        return {
+          remove: { path: PATHS[o.path]!, deletionTimestamp: version, dataChange: true, ...dv(o.dv) },
+        };
       case "txn":
         return { txn: { appId: `app-${o.app}`, version: o.version } };
       case "config":
@@ -73,6 +80,8 @@ function toActions(ops: Op[], version: number): Action[] {
             createdTime: 0,
           },
         };
+      default:
+        throw new Error("unknown op");
     }
   });
 }
@@ -135,7 +144,10 @@ describe("checkpoint + tail replay equals full replay", () => {
           const cp = v2Checkpoint(full[checkpointVersion]!, checkpointVersion);
           const name = `_delta_log/${formatVersion(checkpointVersion)}.checkpoint.${randomUUID()}.json`;
           await store.put(name, serializeCommit(cp));
-          await store.put(LAST_CHECKPOINT_KEY, new TextEncoder().encode(JSON.stringify({ version: checkpointVersion, size: cp.length })));
+          await store.put(
+            LAST_CHECKPOINT_KEY,
+            new TextEncoder().encode(JSON.stringify({ version: checkpointVersion, size: cp.length })),
+          );
 
           const viaCheckpoint = await Snapshot.open(store);
           expect(stateOf(viaCheckpoint)).toEqual(stateOf(snapshotLike(full[latest]!, latest)));
@@ -146,13 +158,17 @@ describe("checkpoint + tail replay equals full replay", () => {
           // Versions before the checkpoint still replay from the JSON commits.
           if (checkpointVersion > 0) {
             const before = await Snapshot.open(store, { version: checkpointVersion - 1 });
-            expect(stateOf(before)).toEqual(stateOf(snapshotLike(full[checkpointVersion - 1]!, checkpointVersion - 1)));
+            expect(stateOf(before)).toEqual(
+              stateOf(snapshotLike(full[checkpointVersion - 1]!, checkpointVersion - 1)),
+            );
           }
           // With the commits up to the checkpoint cleaned up, only the checkpoint can give the state.
           for (let v = 0; v <= checkpointVersion; v++) await store.delete(commitKey(v));
           expect(stateOf(await Snapshot.open(store))).toEqual(stateOf(snapshotLike(full[latest]!, latest)));
           const atCheckpoint = await Snapshot.open(store, { version: checkpointVersion });
-          expect(stateOf(atCheckpoint)).toEqual(stateOf(snapshotLike(full[checkpointVersion]!, checkpointVersion)));
+          expect(stateOf(atCheckpoint)).toEqual(
+            stateOf(snapshotLike(full[checkpointVersion]!, checkpointVersion)),
+          );
         },
       ),
       { numRuns: 150 },
