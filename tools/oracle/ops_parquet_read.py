@@ -302,3 +302,27 @@ def op_parquet_read_timing(args):
         timings.append(time.perf_counter() - start)
     timings.sort()
     return {"seconds": timings[len(timings) // 2], "numRows": table.num_rows, "nbytes": table.nbytes}
+
+
+def op_parquet_column_chunks(args):
+    """Byte ranges of every column chunk as pyarrow reads them from the footer: per row group, a list of
+    {path, start, end, dictionaryPageOffset, dataPageOffset}; plus the footer length. args: path."""
+    pf = pq.ParquetFile(args["path"])
+    md = pf.metadata
+    groups = []
+    for g in range(md.num_row_groups):
+        chunks = []
+        for c in range(md.num_columns):
+            col = md.row_group(g).column(c)
+            start = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
+            chunks.append(
+                {
+                    "path": col.path_in_schema,
+                    "start": start,
+                    "end": start + col.total_compressed_size,
+                    "dictionaryPageOffset": col.dictionary_page_offset,
+                    "dataPageOffset": col.data_page_offset,
+                }
+            )
+        groups.append({"numRows": md.row_group(g).num_rows, "chunks": chunks})
+    return {"rowGroups": groups, "footerBytes": md.serialized_size}
