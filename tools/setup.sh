@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
-if [ "$(pnpm --version 2>/dev/null || true)" != "12.4.2" ]; then
-  echo "[setup] installing pnpm 12.4.2" >&2
-  npm install --global --silent pnpm@12.4.2
+if [ "$(pnpm --version 2>/dev/null || true)" != "10.34.8" ]; then
+  echo "[setup] installing pnpm 10.34.8" >&2
+  npm install --global --silent pnpm@10.34.8
 fi
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent build >/dev/null

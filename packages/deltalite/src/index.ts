@@ -1,8 +1,16 @@
 /**
- * deltalite: the umbrella package applications import. It grows with the product; today it exposes the
- * error hierarchy and the storage layer (`openStore` and the ObjectStore implementations). The table API
- * (`DeltaLiteTable`) arrives with the delta-log, parquet-stream and merge-engine packages.
+ * deltalite: the package applications import. `DeltaLiteTable` (open at a version or timestamp, in-memory
+ * properties, reload, history, vacuum), the error hierarchy, and the storage layer. Writing, scanning and
+ * upserts arrive with the parquet-stream and merge-engine work.
  */
+
+export type {
+  CommitHistoryEntry,
+  FileStats,
+  FileView,
+  VacuumOptions,
+  VacuumResult,
+} from "@deltalite/delta-log";
 export * from "@deltalite/errors";
 export {
   CountingStore,
@@ -19,3 +27,4 @@ export {
   S3Store,
   type StorageOptions,
 } from "@deltalite/object-store";
+export { DeltaLiteTable, type OpenTableOptions } from "./table.js";

@@ -1,0 +1,5 @@
+/** Every CLI verb, in the order `--help` lists them. */
+import type { Verb } from "./framework.js";
+import { historyVerb, infoVerb, vacuumVerb } from "./verbs-log.js";
+
+export const verbs: readonly Verb[] = [infoVerb, historyVerb, vacuumVerb];
