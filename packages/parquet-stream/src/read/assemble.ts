@@ -7,7 +7,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, makeData, type Struct } from "apache-arrow";
-import type { DecodedPage } from "./column-chunk.js";
+import type { ByteArrayValues, DecodedPage, DictionaryByteArrayValues } from "./column-chunk.js";
 import type { ColumnNode, LeafNode, ListNode, StructNode } from "./schema.js";
 
 /** Growable slot validity (one byte per slot while building). */
@@ -326,22 +326,38 @@ function materializeLeaf(leaf: LeafNode, pages: DecodedPage[], slots: SlotBuilde
     case "utf8":
     case "binary": {
       let total = 0;
-      for (const chunk of chunks)
-        for (let j = 0; j < chunk.length; j++) total += (chunk[j] as Uint8Array).length;
+      for (const chunk of chunks) total += byteLengthOf(chunk);
       const data = new Uint8Array(total);
       const offsets = new Int32Array(length + 1);
       const valid = slots.valid;
+      const hasNulls = nullCount > 0;
       let pos = 0;
       let i = 0;
+      const copy = (src: Uint8Array, from: number, to: number) => {
+        if (hasNulls) while (!valid[i]) offsets[++i] = pos;
+        const len = to - from;
+        if (len < 24) for (let b = 0; b < len; b++) data[pos + b] = src[from + b]!;
+        else data.set(src.subarray(from, to), pos);
+        pos += len;
+        offsets[++i] = pos;
+      };
       for (const chunk of chunks) {
-        for (let j = 0; j < chunk.length; j++) {
-          while (nullCount > 0 && !valid[i]) offsets[++i] = pos;
-          const bytes = chunk[j] as Uint8Array;
-          const len = bytes.length;
-          if (len < 24) for (let b = 0; b < len; b++) data[pos + b] = bytes[b]!;
-          else data.set(bytes, pos);
-          pos += len;
-          offsets[++i] = pos;
+        const kind = (chunk as { kind?: string }).kind;
+        if (kind === "byte-array") {
+          const { bytes, starts, ends, length: n } = chunk as unknown as ByteArrayValues;
+          for (let j = 0; j < n; j++) copy(bytes, starts[j]!, ends[j]!);
+        } else if (kind === "dictionary-byte-array") {
+          const { indices, dictionary, length: n } = chunk as unknown as DictionaryByteArrayValues;
+          const { bytes, starts, ends } = dictionary;
+          for (let j = 0; j < n; j++) {
+            const k = indices[j]!;
+            copy(bytes, starts[k]!, ends[k]!);
+          }
+        } else {
+          for (let j = 0; j < chunk.length; j++) {
+            const value = chunk[j] as Uint8Array;
+            copy(value, 0, value.length);
+          }
         }
       }
       while (i < length) offsets[++i] = pos;
@@ -418,8 +434,41 @@ function forEachValid(
   for (const chunk of chunks) {
     for (let j = 0; j < chunk.length; j++) {
       while (hasNulls && !valid[i]) i++;
-      fn(chunk[j], i);
+      fn(valueAt(chunk, j), i);
       i++;
     }
   }
+}
+
+/** Value j of a page's values, as a byte view for the byte-array kinds. */
+function valueAt(chunk: ArrayLike<unknown>, j: number): unknown {
+  const kind = (chunk as { kind?: string }).kind;
+  if (kind === "byte-array") {
+    const { bytes, starts, ends } = chunk as unknown as ByteArrayValues;
+    return bytes.subarray(starts[j]!, ends[j]!);
+  }
+  if (kind === "dictionary-byte-array") {
+    const { indices, dictionary } = chunk as unknown as DictionaryByteArrayValues;
+    const k = indices[j]!;
+    return dictionary.bytes.subarray(dictionary.starts[k]!, dictionary.ends[k]!);
+  }
+  return chunk[j];
+}
+
+function byteLengthOf(chunk: ArrayLike<unknown>): number {
+  let total = 0;
+  const kind = (chunk as { kind?: string }).kind;
+  if (kind === "byte-array") {
+    const { starts, ends, length: n } = chunk as unknown as ByteArrayValues;
+    for (let j = 0; j < n; j++) total += ends[j]! - starts[j]!;
+  } else if (kind === "dictionary-byte-array") {
+    const { indices, dictionary, length: n } = chunk as unknown as DictionaryByteArrayValues;
+    for (let j = 0; j < n; j++) {
+      const k = indices[j]!;
+      total += dictionary.ends[k]! - dictionary.starts[k]!;
+    }
+  } else {
+    for (let j = 0; j < chunk.length; j++) total += (chunk[j] as Uint8Array).length;
+  }
+  return total;
 }
