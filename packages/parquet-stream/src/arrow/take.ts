@@ -1,0 +1,183 @@
+/**
+ * `takeRows`: a new RecordBatch holding the given rows of a batch, in the given order — the selection kernel
+ * apache-arrow JS lacks. It works on the Data layer (typed arrays, validity bitmaps, offsets), so values keep
+ * their exact physical form (int64 and timestamps as 64-bit integers, decimals as 128-bit words); nested
+ * struct / list / map / fixed-size list and dictionary data are taken recursively.
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import { type Data, type DataType, makeData, RecordBatch, Type } from "apache-arrow";
+
+function takeValidity(
+  data: Data,
+  indices: Int32Array,
+): { nullBitmap: Uint8Array | undefined; nullCount: number } {
+  if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) {
+    return { nullBitmap: undefined, nullCount: 0 };
+  }
+  const source = data.nullBitmap;
+  const offset = data.offset;
+  const out = new Uint8Array((indices.length + 7) >> 3);
+  let nulls = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]! + offset;
+    if ((source[j >> 3]! >> (j & 7)) & 1) out[i >> 3]! |= 1 << (i & 7);
+    else nulls++;
+  }
+  return nulls === 0 ? { nullBitmap: undefined, nullCount: 0 } : { nullBitmap: out, nullCount: nulls };
+}
+
+function takeFixed(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const stride = data.stride;
+  const values = data.values as unknown as {
+    constructor: new (n: number) => ArrayLike<unknown> & { [i: number]: unknown };
+  } & {
+    [i: number]: unknown;
+  };
+  const out = new values.constructor(indices.length * stride) as { [i: number]: unknown };
+  // apache-arrow keeps fixed-width value buffers sliced to the Data's own rows: only the bitmap uses `offset`.
+  const base = 0;
+  if (stride === 1) {
+    for (let i = 0; i < indices.length; i++) out[i] = values[base + indices[i]!];
+  } else {
+    for (let i = 0; i < indices.length; i++) {
+      const from = base + indices[i]! * stride;
+      for (let k = 0; k < stride; k++) out[i * stride + k] = values[from + k];
+    }
+  }
+  return makeData({ type: data.type, length: indices.length, data: out, ...validity } as never);
+}
+
+function takeBool(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const values = data.values as Uint8Array;
+  const out = new Uint8Array((indices.length + 7) >> 3);
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]! + data.offset;
+    if ((values[j >> 3]! >> (j & 7)) & 1) out[i >> 3]! |= 1 << (i & 7);
+  }
+  return makeData({ type: data.type, length: indices.length, data: out, ...validity } as never);
+}
+
+// Offsets buffers are sliced to the Data's rows too (values stay whole), so rows index them directly.
+function takeVariable(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const offsets = data.valueOffsets as Int32Array;
+  const values = data.values as Uint8Array;
+  const outOffsets = new Int32Array(indices.length + 1);
+  let total = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]!;
+    total += offsets[j + 1]! - offsets[j]!;
+    outOffsets[i + 1] = total;
+  }
+  const out = new Uint8Array(total);
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]!;
+    out.set(values.subarray(offsets[j]!, offsets[j + 1]!), outOffsets[i]!);
+  }
+  return makeData({
+    type: data.type,
+    length: indices.length,
+    valueOffsets: outOffsets,
+    data: out,
+    ...validity,
+  } as never);
+}
+
+function takeList(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const offsets = data.valueOffsets as Int32Array;
+  const outOffsets = new Int32Array(indices.length + 1);
+  let total = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]!;
+    total += offsets[j + 1]! - offsets[j]!;
+    outOffsets[i + 1] = total;
+  }
+  const childIndices = new Int32Array(total);
+  let at = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]!;
+    for (let k = offsets[j]!; k < offsets[j + 1]!; k++) childIndices[at++] = k;
+  }
+  const child = takeData(data.children[0]!, childIndices);
+  return makeData({
+    type: data.type,
+    length: indices.length,
+    valueOffsets: outOffsets,
+    child,
+    ...validity,
+  } as never);
+}
+
+function takeFixedSizeList(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const size = (data.type as unknown as { listSize: number }).listSize;
+  const childIndices = new Int32Array(indices.length * size);
+  for (let i = 0; i < indices.length; i++) {
+    const start = indices[i]! * size;
+    for (let k = 0; k < size; k++) childIndices[i * size + k] = start + k;
+  }
+  const child = takeData(data.children[0]!, childIndices);
+  return makeData({ type: data.type, length: indices.length, child, ...validity } as never);
+}
+
+/** Selects `indices` (relative to `data`'s own offset) from one Data of any supported type. */
+export function takeData<T extends DataType>(data: Data<T>, indices: Int32Array): Data<T> {
+  const validity = takeValidity(data, indices);
+  const typeId = data.type.typeId;
+  switch (typeId) {
+    case Type.Null:
+      return makeData({
+        type: data.type,
+        length: indices.length,
+        nullCount: indices.length,
+      } as never) as unknown as Data<T>;
+    case Type.Bool:
+      return takeBool(data, indices, validity) as Data<T>;
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Decimal:
+    case Type.Interval:
+    case Type.Duration:
+    case Type.FixedSizeBinary:
+      return takeFixed(data, indices, validity) as Data<T>;
+    case Type.Utf8:
+    case Type.Binary:
+      return takeVariable(data, indices, validity) as Data<T>;
+    case Type.List:
+    case Type.Map:
+      return takeList(data, indices, validity) as Data<T>;
+    case Type.FixedSizeList:
+      return takeFixedSizeList(data, indices, validity) as Data<T>;
+    case Type.Struct: {
+      // apache-arrow slices a struct's children along with it: their offsets already include ours.
+      const children = data.children.map((child) => takeData(child, indices));
+      return makeData({ type: data.type, length: indices.length, children, ...validity } as never) as Data<T>;
+    }
+    case Type.Dictionary: {
+      const keys = takeFixed(data, indices, validity);
+      return makeData({ ...keysToDictionary(keys), dictionary: data.dictionary } as never) as Data<T>;
+    }
+    default:
+      throw new DeltaLiteError("unsupported", `selecting rows of Arrow type ${data.type} is not supported`);
+  }
+}
+
+function keysToDictionary(keys: Data): Record<string, unknown> {
+  return {
+    type: keys.type,
+    length: keys.length,
+    data: keys.values,
+    nullBitmap: keys.nullBitmap,
+    nullCount: keys.nullCount,
+  };
+}
+
+/** The rows `indices` of `batch` (in that order) as a new batch with the same schema. */
+export function takeRows(batch: RecordBatch, indices: Int32Array): RecordBatch {
+  const struct = batch.data;
+  // A sliced batch's children carry the slice offset themselves.
+  const children = struct.children.map((child) => takeData(child, indices));
+  const data = makeData({ type: struct.type, length: indices.length, children, nullCount: 0 } as never);
+  return new RecordBatch(batch.schema, data as never);
+}
