@@ -229,6 +229,21 @@ describe("reading from the real S3 server", () => {
 });
 
 describe("errors", () => {
+  it("an aborted signal stops row-group iteration with kind aborted", async () => {
+    const store = new CountingStore(new LocalFileStore(dir));
+    const reader = await openParquetReader(store, file, { size });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const run = (async () => {
+      for await (const batch of reader.readRowGroups({ signal: controller.signal, readAhead: 0 })) {
+        seen.push(batch.numRows);
+        controller.abort();
+      }
+    })();
+    await expect(run).rejects.toMatchObject({ kind: "aborted" });
+    expect(seen).toHaveLength(1);
+  });
+
   it("names the file and uses the closed kinds", async () => {
     const store = new LocalFileStore(dir);
     const reader = await openParquetReader(store, file, { size });

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { LocalFileStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import type { RecordBatch } from "apache-arrow";
+import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openParquetReader } from "../src/index.js";
 import { type CanonicalTable, canonBatches } from "./read-canonical.js";
@@ -112,6 +113,63 @@ describe("reading pyarrow-written Parquet over the type matrix", () => {
       }
     },
   );
+
+  it("BYTE_ARRAY decimals (variable-length big-endian, written by hyparquet-writer) decode exactly", async () => {
+    const file = "byte-array-decimals.parquet";
+    // (No zero: hyparquet-writer encodes 0 as an empty byte array, which pyarrow refuses to read.)
+    const wide = [
+      2n,
+      1n,
+      -1n,
+      10n ** 37n,
+      -(10n ** 37n) + 7n,
+      9007199254740993n,
+      null,
+      -128n,
+      127n,
+      128n,
+      -129n,
+    ];
+    const narrow = [12345n, -99999n, null, 3n, 999999999n, -999999999n, 1n, null, -1n, 100n, 5n];
+    const buffer = parquetWriteBuffer({
+      schema: [
+        { name: "root", num_children: 2 },
+        {
+          name: "wide",
+          type: "BYTE_ARRAY",
+          converted_type: "DECIMAL",
+          precision: 38,
+          scale: 4,
+          repetition_type: "OPTIONAL",
+        },
+        {
+          name: "narrow",
+          type: "BYTE_ARRAY",
+          converted_type: "DECIMAL",
+          precision: 9,
+          scale: 2,
+          repetition_type: "OPTIONAL",
+        },
+      ],
+      columnData: [
+        { name: "wide", data: wide },
+        { name: "narrow", data: narrow },
+      ],
+    });
+    await fs.writeFile(path.join(dir, file), new Uint8Array(buffer));
+    const expected = await oracle.call<CanonicalTable>("parquet_read_canonical", {
+      path: path.join(dir, file),
+    });
+    expect(expected.schema).toEqual({ wide: "decimal(38,4)", narrow: "decimal(9,2)" });
+    const reader = await openParquetReader(new LocalFileStore(dir), file, { size: buffer.byteLength });
+    const batches: RecordBatch[] = [];
+    for await (const batch of reader.readRowGroups()) batches.push(batch);
+    expect(canonBatches(reader.arrowSchema, batches)).toEqual({
+      schema: expected.schema,
+      numRows: expected.numRows,
+      columns: expected.columns,
+    });
+  });
 
   it("a projection decodes only the named columns, in the order asked, with the same values", async () => {
     const file = "projection.parquet";

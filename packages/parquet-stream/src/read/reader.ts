@@ -154,6 +154,7 @@ export class ParquetReader {
 
   /** Reads one row group into one RecordBatch. */
   async readRowGroup(rowGroup: number, options: ReadRowGroupOptions = {}): Promise<RecordBatch> {
+    this.#checkAborted(options.signal);
     const nodes = this.#nodes(options.columns);
     const fetched = await this.#fetch(rowGroup, nodes, options.signal);
     return this.#decode(rowGroup, nodes, fetched);
@@ -177,13 +178,25 @@ export class ParquetReader {
     };
     let started = 0;
     for (let i = 0; i < groups.length; i++) {
+      this.#checkAborted(options.signal);
       while (started < groups.length && started <= i + readAhead) start(started++);
       const fetched = await pending.shift()!;
+      this.#checkAborted(options.signal);
       const batch = this.#decode(groups[i]!, nodes, fetched);
       if (batchRows === undefined || batch.numRows <= batchRows) {
         yield batch;
       } else {
         for (let at = 0; at < batch.numRows; at += batchRows) yield batch.slice(at, at + batchRows);
+      }
+    }
+  }
+
+  #checkAborted(signal: AbortSignal | undefined): void {
+    for (const s of [signal, this.#options.signal]) {
+      if (s?.aborted) {
+        throw new DeltaLiteError("aborted", `reading Parquet file ${this.key} was aborted`, {
+          cause: s.reason,
+        });
       }
     }
   }
