@@ -171,6 +171,27 @@ describe("reading pyarrow-written Parquet over the type matrix", () => {
     });
   });
 
+  it("an empty file yields empty batches (or none) with the full schema", async () => {
+    const file = "empty.parquet";
+    await oracle.call("parquet_write_type_matrix", { path: path.join(dir, file), rows: 0 });
+    const expected = await oracle.call<CanonicalTable & { rowGroupRows: number[] }>(
+      "parquet_read_canonical",
+      {
+        path: path.join(dir, file),
+      },
+    );
+    const size = (await fs.stat(path.join(dir, file))).size;
+    const reader = await openParquetReader(new LocalFileStore(dir), file, { size });
+    const batches: RecordBatch[] = [];
+    for await (const batch of reader.readRowGroups()) batches.push(batch);
+    expect(batches.map((b) => b.numRows)).toEqual(expected.rowGroupRows);
+    expect(canonBatches(reader.arrowSchema, batches)).toEqual({
+      schema: expected.schema,
+      numRows: 0,
+      columns: expected.columns,
+    });
+  });
+
   it("a projection decodes only the named columns, in the order asked, with the same values", async () => {
     const file = "projection.parquet";
     await oracle.call("parquet_write_type_matrix", { path: path.join(dir, file), rows: 400, seed: 5 });

@@ -74,7 +74,7 @@ export async function fetchRanges(
   await runLimited(tasks, Math.max(1, options.concurrency));
   const out: Uint8Array[] = new Array(spans.length);
   merged.forEach((m, mi) => {
-    const buffer = buffers[mi] ?? whole[mi]!;
+    const buffer = buffers[mi] ?? whole[mi] ?? new Uint8Array(0); // an empty span needs no GET
     for (const i of m.members) {
       const span = spans[i]!;
       out[i] = buffer.subarray(span.start - m.start, span.end - m.start);
