@@ -187,6 +187,21 @@ describe("row-group-at-a-time reads", () => {
     },
   );
 
+  it("read-ahead shares the reader's rangeGetConcurrency: never more GETs in flight than it allows", async () => {
+    const inner = new InFlightStore(new LocalFileStore(dir));
+    const reader = await openParquetReader(inner, file, {
+      size,
+      rangeGetConcurrency: 2,
+      rangeGetPartSizeBytes: 2048,
+      rangeCoalesceGapBytes: 0,
+    });
+    inner.maxInFlight = 0;
+    let groups = 0;
+    for await (const _ of reader.readRowGroups({ readAhead: 2, columns: ["s", "i64_req", "lst"] })) groups++;
+    expect(groups).toBe(layout.rowGroups.length);
+    expect(inner.maxInFlight).toBe(2);
+  });
+
   it("batchRows cuts row groups into slices; rowGroups picks and orders groups; values match pyarrow's", async () => {
     const reader = await openParquetReader(new LocalFileStore(dir), file, { size });
     const batches: RecordBatch[] = [];

@@ -12,9 +12,33 @@ export interface ByteSpan {
 
 export interface FetchRangesOptions {
   partSizeBytes: number;
+  /** Requests in flight at once for this call (ignored when `limiter` is given). */
   concurrency: number;
   coalesceGapBytes: number;
+  /** A limiter shared by several calls (a reader's read-ahead), so their sum stays within its limit. */
+  limiter?: RequestLimiter | undefined;
   signal?: AbortSignal | undefined;
+}
+
+/** A FIFO counting semaphore over async tasks. */
+export class RequestLimiter {
+  readonly limit: number;
+  #active = 0;
+  #waiting: (() => void)[] = [];
+  constructor(limit: number) {
+    this.limit = Math.max(1, limit);
+  }
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#active >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active--;
+    }
+  }
 }
 
 interface Merged extends ByteSpan {
@@ -71,7 +95,8 @@ export async function fetchRanges(
       });
     }
   });
-  await runLimited(tasks, Math.max(1, options.concurrency));
+  const limiter = options.limiter ?? new RequestLimiter(options.concurrency);
+  await settleAll(tasks.map((task) => limiter.run(task)));
   const out: Uint8Array[] = new Array(spans.length);
   merged.forEach((m, mi) => {
     const buffer = buffers[mi] ?? whole[mi] ?? new Uint8Array(0); // an empty span needs no GET
@@ -83,24 +108,9 @@ export async function fetchRanges(
   return out;
 }
 
-/** Runs tasks with at most `limit` in flight; the first failure rejects (the rest still settle). */
-async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
-  let next = 0;
-  let failure: unknown;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < tasks.length) {
-      const task = tasks[next++]!;
-      try {
-        await task();
-      } catch (error) {
-        if (!failed) {
-          failed = true;
-          failure = error;
-        }
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  if (failed) throw failure;
+/** Waits for every task; rethrows the first failure once all have settled (no request left running). */
+async function settleAll(tasks: Promise<void>[]): Promise<void> {
+  const results = await Promise.allSettled(tasks);
+  const failure = results.find((r) => r.status === "rejected");
+  if (failure) throw (failure as PromiseRejectedResult).reason;
 }

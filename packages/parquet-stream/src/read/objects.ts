@@ -4,8 +4,8 @@
  */
 import type { ObjectStore } from "@deltalite/object-store";
 import { parquetReadObjects } from "hyparquet";
-import { compressors } from "hyparquet-compressors";
 import { storeByteSource } from "./byte-source.js";
+import { readerCompressors } from "./decompressors.js";
 
 export interface ReadObjectsOptions {
   /** Object size in bytes; a HEAD request finds it when omitted. */
@@ -25,7 +25,7 @@ export async function readParquetObjects(
   const file = storeByteSource(store, key, size, { signal: options.signal });
   return parquetReadObjects({
     file,
-    compressors,
+    compressors: await readerCompressors(),
     ...(options.columns ? { columns: options.columns } : {}),
   }) as Promise<Record<string, unknown>[]>;
 }

@@ -12,7 +12,7 @@ import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
 import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodeColumnChunk } from "./column-chunk.js";
 import { readerCompressors } from "./decompressors.js";
-import { type ByteSpan, fetchRanges } from "./fetch-ranges.js";
+import { type ByteSpan, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
 import { DEFAULT_FOOTER_HINT_BYTES, readParquetFooter } from "./footer.js";
 import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
 
@@ -90,6 +90,8 @@ export class ParquetReader {
   readonly #options: OpenParquetReaderOptions;
   readonly #compressors: Compressors;
   readonly #schema: FileSchema;
+  /** Shared by every fetch of this reader, read-ahead included: at most rangeGetConcurrency GETs in flight. */
+  readonly #limiter: RequestLimiter;
 
   constructor(
     store: ObjectStore,
@@ -110,6 +112,7 @@ export class ParquetReader {
       schemaCache.set(metadata, schema);
     }
     this.#schema = schema;
+    this.#limiter = new RequestLimiter(options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY);
   }
 
   get numRows(): number {
@@ -150,6 +153,17 @@ export class ParquetReader {
   /** Compressed bytes a read of `columns` in row group `rowGroup` fetches (for fetch budgets). */
   fetchBytes(rowGroup: number, columns?: readonly string[]): number {
     return this.columnChunkRanges(rowGroup, columns).reduce((sum, r) => sum + (r.end - r.start), 0);
+  }
+
+  /** Uncompressed page bytes of `columns` in row group `rowGroup` (a decode-size estimate for budgets). */
+  uncompressedBytes(rowGroup: number, columns?: readonly string[]): number {
+    const group = this.#rowGroup(rowGroup);
+    return this.#nodes(columns)
+      .flatMap(leavesOf)
+      .reduce((sum, leaf) => {
+        const meta = this.#chunkMeta(group.columns[leaf.columnIndex]?.meta_data, leaf.columnIndex);
+        return sum + Number(meta.total_uncompressed_size);
+      }, 0);
   }
 
   /** Reads one row group into one RecordBatch. */
@@ -254,7 +268,8 @@ export class ParquetReader {
     }
     return fetchRanges(this.store, this.key, spans, {
       partSizeBytes: this.#options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES,
-      concurrency: this.#options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY,
+      concurrency: this.#limiter.limit,
+      limiter: this.#limiter,
       coalesceGapBytes: this.#options.rangeCoalesceGapBytes ?? DEFAULT_RANGE_COALESCE_GAP_BYTES,
       signal: signal ?? this.#options.signal,
     });
