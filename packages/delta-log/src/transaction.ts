@@ -14,15 +14,16 @@ import {
   type MetadataAction,
   type ParsedAction,
   type ProtocolAction,
+  parseCommit,
   serializeCommit,
 } from "./actions.js";
 import { buildCommitInfo } from "./commit-info.js";
 import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
 import { commitKey } from "./log-path.js";
-import { isCommitFile, listLogFiles } from "./log-segment.js";
+import { listLogFiles } from "./log-segment.js";
 import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } from "./protocol-gate.js";
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
-import { readCommits, Snapshot } from "./snapshot.js";
+import { Snapshot } from "./snapshot.js";
 import { decodeLogPath } from "./table-paths.js";
 
 /** Result of one attempt to write one version (kernel's CommitResponse idea). */
@@ -91,7 +92,7 @@ export interface CommitOptions {
   read?: ReadSet | undefined;
   /** Retries after losing the race (default 15). */
   maxRetries?: number | undefined;
-  /** Backoff before retry n is `min(maxBackoffMs, baseBackoffMs * 2^n)` scaled by a random factor in [0.5, 1). */
+  /** Backoff before retry n is uniform in `[0, min(maxBackoffMs, baseBackoffMs * 2^n))` (defaults 5 ms, 500 ms). */
   baseBackoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
   hooks?: PostCommitHooks | undefined;
@@ -292,28 +293,45 @@ async function finish(
   return result;
 }
 
-/** Reads the commits from `version` on (one LIST, one GET each); they must be contiguous. */
+/**
+ * Reads the commits from `version` on by peeking: GETs of `version`, `version + 1`, ... in parallel batches
+ * of 4 until one is not found (no LIST: a loser learns the winners in one round trip when they are few).
+ */
 async function readWinners(
   store: ObjectStore,
   version: number,
   table: string,
   signal: AbortSignal | undefined,
 ): Promise<{ version: number; actions: ParsedAction[] }[]> {
-  const files = (await listLogFiles(store, version, signal))
-    .filter(isCommitFile)
-    .filter((f) => f.version >= version);
-  const contiguous = [];
-  for (const f of files) {
-    if (f.version !== version + contiguous.length) break;
-    contiguous.push(f);
+  const out: { version: number; actions: ParsedAction[] }[] = [];
+  const batch = 4;
+  for (let from = version; ; from += batch) {
+    const got = await Promise.all(
+      Array.from({ length: batch }, async (_, i) => {
+        try {
+          return await store.get(commitKey(from + i), { signal });
+        } catch (error) {
+          if (hasErrorKind(error, "not_found")) return undefined;
+          throw error;
+        }
+      }),
+    );
+    for (const [i, bytes] of got.entries()) {
+      if (!bytes) {
+        if (out.length === 0) {
+          throw new DeltaLiteError(
+            "corrupt_log",
+            `${table}: commit ${version} exists but could not be read`,
+            {
+              retryable: true,
+            },
+          );
+        }
+        return out;
+      }
+      out.push({ version: from + i, actions: parseCommit(bytes, `${table}/${commitKey(from + i)}`) });
+    }
   }
-  if (contiguous.length === 0) {
-    throw new DeltaLiteError("corrupt_log", `${table}: commit ${version} exists but is not listed`, {
-      retryable: true,
-    });
-  }
-  const contents = await readCommits(store, contiguous, table, signal);
-  return contiguous.map((f, i) => ({ version: f.version, actions: contents[i]! }));
 }
 
 function readFileKeysOf(snapshot: Snapshot, read: ReadSet): Set<string> {
@@ -341,10 +359,11 @@ function lastOf(actions: readonly Action[], key: "metaData" | "protocol"): unkno
   return found;
 }
 
+/** "Full jitter": uniform in [0, min(max, base · 2^attempt)), so a loser that just learned the latest version often retries at once. */
 function backoffMs(attempt: number, options: CommitOptions): number {
-  const base = options.baseBackoffMs ?? 10;
-  const max = options.maxBackoffMs ?? 1000;
-  return Math.min(max, base * 2 ** attempt) * (0.5 + Math.random() / 2);
+  const base = options.baseBackoffMs ?? 5;
+  const max = options.maxBackoffMs ?? 500;
+  return Math.min(max, base * 2 ** attempt) * Math.random();
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
