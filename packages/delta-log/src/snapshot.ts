@@ -178,6 +178,16 @@ export class Snapshot {
   get domainMetadata(): ReadonlyMap<string, DomainMetadataAction> {
     return this.#state.domains;
   }
+  /**
+   * The replayed state (protocol, metadata, live files, tombstones, txns, domain metadata) as read-only
+   * maps: what a checkpoint of this version must hold (the checkpoint writer's input).
+   */
+  checkpointSource(): Readonly<
+    Pick<ReplayState, "protocol" | "metadata" | "files" | "tombstones" | "txns" | "domains">
+  > {
+    return this.#state;
+  }
+
   /** Live file keys and their add actions (for the commit layer's conflict checks). */
   liveFiles(): IterableIterator<LiveFile> {
     return this.#state.files.values();
