@@ -1,7 +1,8 @@
 /**
- * Streams one object's bytes into an ObjectStore as they are produced: chunks are held until the object
- * reaches the multipart threshold (then it is finished with one `put`), after which a multipart put takes
- * over and the producer waits whenever more than one part's worth of bytes is queued. The last bytes seen
+ * Streams one object's bytes into an ObjectStore as they are produced: bytes are gathered in one growing
+ * buffer until the object reaches the multipart threshold (an object that ends below it is stored with one
+ * `put` of that buffer, no second copy), after which a multipart put takes over and the producer waits
+ * whenever more than one part's worth of bytes is queued. The last bytes seen
  * are kept (a bounded tail) so the Parquet footer can be parsed without reading the object back.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
@@ -95,7 +96,8 @@ export class ObjectSink {
   readonly #store: ObjectStore;
   readonly #key: string;
   readonly #options: ObjectSinkOptions;
-  #held: Uint8Array[] = [];
+  /** Bytes gathered before multipart starts: `#held[0, #size)`. */
+  #held = new Uint8Array(0);
   #size = 0;
   #tail = new Uint8Array(0);
   #queue: ChunkQueue | undefined;
@@ -120,14 +122,27 @@ export class ObjectSink {
 
   async write(chunk: Uint8Array): Promise<void> {
     if (chunk.byteLength === 0) return;
+    const before = this.#size;
     this.#size += chunk.byteLength;
     this.#keepTail(chunk);
     if (this.#queue) {
       await this.#queue.push(chunk);
       return;
     }
-    this.#held.push(chunk);
-    if (this.#size >= this.#options.multipartThresholdBytes) await this.#startMultipart();
+    if (this.#size >= this.#options.multipartThresholdBytes) {
+      await this.#startMultipart(this.#held.subarray(0, before), chunk);
+      return;
+    }
+    if (this.#size > this.#held.byteLength) {
+      const capacity = Math.min(
+        this.#options.multipartThresholdBytes,
+        Math.max(this.#size, this.#held.byteLength * 2, 1 << 20),
+      );
+      const grown = new Uint8Array(capacity);
+      grown.set(this.#held.subarray(0, before));
+      this.#held = grown;
+    }
+    this.#held.set(chunk, before);
   }
 
   /** Completes the object; returns its size and the bytes at its end (at most TAIL_BYTES). */
@@ -136,13 +151,8 @@ export class ObjectSink {
       this.#queue.close();
       await this.#upload;
     } else {
-      const body = new Uint8Array(this.#size);
-      let offset = 0;
-      for (const chunk of this.#held) {
-        body.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      this.#held = [];
+      const body = this.#held.subarray(0, this.#size);
+      this.#held = new Uint8Array(0);
       await this.#store.put(this.#key, body, { mode: this.#options.mode, signal: this.#options.signal });
     }
     return { size: this.#size, tail: this.#tail };
@@ -150,7 +160,7 @@ export class ObjectSink {
 
   /** Gives up: a multipart upload in flight is aborted and leaves no object behind. */
   async abort(reason: unknown): Promise<void> {
-    this.#held = [];
+    this.#held = new Uint8Array(0);
     if (!this.#queue) return;
     this.#queue.fail(reason);
     this.#uploadAbort.abort();
@@ -169,7 +179,7 @@ export class ObjectSink {
     this.#tail = tail;
   }
 
-  async #startMultipart(): Promise<void> {
+  async #startMultipart(gathered: Uint8Array, chunk: Uint8Array): Promise<void> {
     const queue = new ChunkQueue(this.#options.partSizeBytes);
     this.#queue = queue;
     const signal = this.#options.signal
@@ -191,8 +201,8 @@ export class ObjectSink {
       });
     // Surfaced through push/finish; keep an early failure from being reported as unhandled.
     this.#upload.catch(() => undefined);
-    const held = this.#held;
-    this.#held = [];
-    for (const chunk of held) await queue.push(chunk);
+    this.#held = new Uint8Array(0);
+    if (gathered.byteLength > 0) await queue.push(gathered);
+    await queue.push(chunk);
   }
 }
