@@ -1,7 +1,6 @@
 /**
- * deltalite: the package applications import. `DeltaLiteTable` (open at a version or timestamp, in-memory
- * properties, reload, history, vacuum), the error hierarchy, and the storage layer. Writing, scanning and
- * upserts arrive with the parquet-stream and merge-engine work.
+ * deltalite: the package applications import. `DeltaLiteTable` (create, open at a version or timestamp,
+ * write, in-memory properties, reload, history, vacuum), the error hierarchy, and the storage layer.
  */
 
 export type {
@@ -27,4 +26,11 @@ export {
   S3Store,
   type StorageOptions,
 } from "@deltalite/object-store";
-export { DeltaLiteTable, type OpenTableOptions } from "./table.js";
+export {
+  type CreateTableOptions,
+  DeltaLiteTable,
+  type OpenTableOptions,
+  type TableWriteOptions,
+} from "./table.js";
+export type { BatchSource } from "./write/input.js";
+export type { WriteOptions, WriteResult } from "./write/write-table.js";

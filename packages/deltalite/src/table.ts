@@ -1,20 +1,31 @@
 /**
  * DeltaLiteTable: the handle applications hold. It opens a table at a URI (latest, a version, or a
  * timestamp), exposes the snapshot's in-memory properties with no I/O, and runs table operations —
- * reload, history, vacuum — through @deltalite/delta-log. Operations on one handle run one at a time.
+ * create, write, reload, history, vacuum — through @deltalite/delta-log. Operations on one handle run one at a time.
  */
 
 import {
+  arrowSchemaToDelta,
   type CommitHistoryEntry,
+  createTable,
+  type DeltaSchema,
   type FileView,
+  parseSchemaString,
   Snapshot,
   type VacuumOptions,
   type VacuumResult,
   vacuum as vacuumTable,
 } from "@deltalite/delta-log";
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
-import type { Schema } from "apache-arrow";
+import { Schema } from "apache-arrow";
+import type { BatchSource } from "./write/input.js";
+import {
+  type WriteOptions,
+  type WriteResult,
+  writeExistingTable,
+  writeNewTable,
+} from "./write/write-table.js";
 
 export interface OpenTableOptions {
   storageOptions?: StorageOptions | undefined;
@@ -23,6 +34,26 @@ export interface OpenTableOptions {
   /** Open at the newest version committed at or before this instant (Date, epoch ms or ISO 8601 text). */
   timestamp?: Date | number | string | undefined;
   signal?: AbortSignal | undefined;
+}
+
+export interface CreateTableOptions {
+  storageOptions?: StorageOptions | undefined;
+  partitionBy?: readonly string[] | undefined;
+  configuration?: Readonly<Record<string, string>> | undefined;
+  name?: string | undefined;
+  description?: string | undefined;
+  /** Return the existing table instead of failing with `already_exists`. */
+  ifNotExists?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface TableWriteOptions extends WriteOptions {
+  storageOptions?: StorageOptions | undefined;
+}
+
+function toDeltaSchema(schema: Schema | DeltaSchema | string): DeltaSchema {
+  if (schema instanceof Schema) return arrowSchemaToDelta(schema);
+  return parseSchemaString(typeof schema === "string" ? schema : JSON.stringify(schema));
 }
 
 export class DeltaLiteTable {
@@ -46,6 +77,68 @@ export class DeltaLiteTable {
       signal: options.signal,
     });
     return new DeltaLiteTable(uri, store, snapshot);
+  }
+
+  /**
+   * Creates an empty table (version 0) from an Arrow schema or Delta schema JSON. Fails with
+   * `already_exists` when a table is there, unless `ifNotExists` (then the existing table is opened).
+   */
+  static async create(
+    uri: string,
+    schema: Schema | DeltaSchema | string,
+    options: CreateTableOptions = {},
+  ): Promise<DeltaLiteTable> {
+    const store = openStore(uri, { storageOptions: options.storageOptions });
+    try {
+      const result = await createTable(store, {
+        schema: toDeltaSchema(schema),
+        partitionColumns: options.partitionBy,
+        configuration: options.configuration,
+        name: options.name,
+        description: options.description,
+        signal: options.signal,
+      });
+      return new DeltaLiteTable(uri, store, result.snapshot);
+    } catch (error) {
+      if (options.ifNotExists && hasErrorKind(error, "already_exists")) {
+        return DeltaLiteTable.open(uri, { storageOptions: options.storageOptions, signal: options.signal });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Writes `data` to the table at `uri`, creating it from the data's schema when missing (like delta-rs's
+   * write_deltalake). Returns the open table and what was written.
+   */
+  static async write(
+    uri: string,
+    data: BatchSource,
+    options: TableWriteOptions = {},
+  ): Promise<{ table: DeltaLiteTable; result: WriteResult }> {
+    const store = openStore(uri, { storageOptions: options.storageOptions });
+    let snapshot: Snapshot | undefined;
+    try {
+      snapshot = await Snapshot.open(store, { signal: options.signal });
+    } catch (error) {
+      if (!hasErrorKind(error, "not_found")) throw error;
+    }
+    if (snapshot) {
+      const table = new DeltaLiteTable(uri, store, snapshot);
+      return { table, result: await table.write(data, options) };
+    }
+    const result = await writeNewTable(store, data, options);
+    return { table: new DeltaLiteTable(uri, store, result.commit.snapshot), result };
+  }
+
+  /** Appends or overwrites in one commit (see WriteOptions); the handle moves to the new version. */
+  write(data: BatchSource, options: WriteOptions = {}): Promise<WriteResult> {
+    return this.#serial(async () => {
+      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
+      const result = await writeExistingTable(latest, data, options);
+      this.#snapshot = result.commit.snapshot;
+      return result;
+    });
   }
 
   /** The snapshot this handle reads (changes on reload and after this handle's commits). */

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { TEST_SECRET_ACCESS_KEY, testS3 } from "@deltalite/tools/s3-server";
+import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
@@ -122,6 +123,50 @@ describe("deltalite CLI", () => {
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout).error.kind).toBe("not_found");
     expect(missing.stdout + missing.stderr).not.toContain(TEST_SECRET_ACCESS_KEY);
+  });
+
+  it("write: Parquet, Arrow IPC file and stdin stream inputs; delta-rs reads what was written", async () => {
+    const uri = path.join(tmp, "cli-write");
+    const columns = { id: [1, 2, 3], day: ["a", "b", "a"], v: [1.5, null, 2.0] };
+    const parquet = path.join(tmp, "in.parquet");
+    await oracle.call("write_parquet_file", { path: parquet, columns, types: { id: "int64" } });
+    const first = json(["write", uri, "--input", parquet, "--partition-by", "day"]);
+    expect(first).toMatchObject({ version: 0, rowsWritten: 3, filesAdded: 2 });
+    const ipc = path.join(tmp, "in.arrow");
+    await oracle.call("tw_type_matrix", { out: ipc, rows: 5, seed: 1 });
+    const refused = run(["write", uri, "--input", ipc, "--json"]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error.kind).toBe("schema_mismatch");
+    const empty = spawnSync(
+      process.execPath,
+      [cli, "write", uri, "--input", "-", "--mode", "overwrite", "--json"],
+      {
+        input: Buffer.alloc(0),
+        encoding: "utf8",
+      },
+    );
+    expect(empty.status).toBe(1);
+    const rows = await oracle.call<{ rows: unknown[]; version: number }>("tw_read_table", { uri });
+    expect(rows.version).toBe(0);
+    expect(rows.rows).toHaveLength(3);
+    const more = new Table({
+      id: vectorFromArray([10n, 11n], new Int64()),
+      day: vectorFromArray(["c", "a"], new Utf8()),
+      v: vectorFromArray([null, 0.25], new Float64()),
+    });
+    const piped = spawnSync(process.execPath, [cli, "write", uri, "--input", "-", "--json"], {
+      input: Buffer.from(tableToIPC(more, "stream")),
+      encoding: "utf8",
+    });
+    expect(piped.status, piped.stderr).toBe(0);
+    const after = await oracle.call<{ rows: { id: string; day: string }[]; version: number }>(
+      "tw_read_table",
+      { uri },
+    );
+    expect(after.version).toBe(1);
+    expect(after.rows.map((r) => `${r.id}/${r.day}`).sort()).toEqual(["1/a", "10/c", "11/a", "2/b", "3/a"]);
+    expect(run(["write", uri, "--json"]).code).toBe(2);
+    expect(run(["write", uri, "--input", parquet, "--mode", "upsert", "--json"]).code).toBe(2);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 /** Every CLI verb, in the order `--help` lists them. */
 import type { Verb } from "./framework.js";
 import { historyVerb, infoVerb, vacuumVerb } from "./verbs-log.js";
+import { writeVerb } from "./verbs-write.js";
 
-export const verbs: readonly Verb[] = [infoVerb, historyVerb, vacuumVerb];
+export const verbs: readonly Verb[] = [infoVerb, historyVerb, writeVerb, vacuumVerb];
