@@ -8,22 +8,9 @@ import { listAll } from "@deltalite/object-store";
 import { LOG_PREFIX } from "../log-path.js";
 import type { Snapshot } from "../snapshot.js";
 import type { PostCommitContext, PostCommitHooks } from "../transaction.js";
-import type { CheckpointSource } from "./checkpoint-write.js";
 import { writeCheckpoint } from "./checkpoint-write.js";
 import { DEFAULT_LOG_RETENTION_MS, intervalProperty } from "./interval.js";
 import { planLogCleanup } from "./log-cleanup.js";
-
-/** The table state of a snapshot in the shape the checkpoint writer takes. */
-export function checkpointSourceOf(snapshot: Snapshot): CheckpointSource {
-  return {
-    protocol: snapshot.protocol,
-    metadata: snapshot.metadata,
-    files: new Map(Array.from(snapshot.liveFiles(), (f) => [f.key, { add: f.add }])),
-    tombstones: new Map(snapshot.tombstones.map((t) => [t.path, { remove: t.remove }])),
-    txns: new Map(Array.from(snapshot.appTransactions, ([appId, version]) => [appId, { appId, version }])),
-    domains: snapshot.domainMetadata,
-  };
-}
 
 /** Deletes expired commits/checkpoints that no retained version needs; returns the deleted keys. */
 export async function cleanupExpiredLogs(
@@ -48,7 +35,7 @@ export async function cleanupExpiredLogs(
 export function defaultMaintenanceHooks(): PostCommitHooks {
   return {
     async onCheckpointDue(context: PostCommitContext) {
-      await writeCheckpoint(context.store, checkpointSourceOf(context.snapshot), context.version);
+      await writeCheckpoint(context.store, context.snapshot.checkpointSource(), context.version);
     },
     async afterCommit(context: PostCommitContext) {
       if (context.checkpointDue) await cleanupExpiredLogs(context.snapshot);

@@ -7,7 +7,7 @@ export {
   type WriteCheckpointOptions,
   writeCheckpoint,
 } from "./checkpoint-write.js";
-export { checkpointSourceOf, cleanupExpiredLogs, defaultMaintenanceHooks } from "./hooks.js";
+export { cleanupExpiredLogs, defaultMaintenanceHooks } from "./hooks.js";
 export {
   DEFAULT_DELETED_FILE_RETENTION_MS,
   DEFAULT_LOG_RETENTION_MS,
