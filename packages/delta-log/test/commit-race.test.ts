@@ -1,7 +1,8 @@
 // Racing writer processes: 4 processes × 25 blind-append commits on one table, on local disk and on the
 // moto S3 server. Every version 1..100 is written exactly once, no commit is lost (the losers rebase), each
 // commit holds exactly the add its writer made, and delta-rs reads the result. The children import the
-// BUILT package (run `pnpm exec tsc -b` first).
+// BUILT package (run `pnpm exec tsc -b` first). Conflicting processes (all removing one file) end with exactly
+// one commit and typed conflicts for the rest.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -13,7 +14,7 @@ import { openStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commitKey, createTable, parseCommit, Snapshot } from "../src/index.js";
+import { commitKey, commitTransaction, createTable, parseCommit, Snapshot } from "../src/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROCESSES = 4;
@@ -42,13 +43,20 @@ function runChild(
   startAt: number,
   storageOptions: Record<string, string>,
 ): Promise<ChildResult> {
-  const child = path.join(here, "fixtures", "commit-race-child.mjs");
+  return runScript("commit-race-child.mjs", [
+    uri,
+    String(id),
+    String(COMMITS),
+    String(startAt),
+    JSON.stringify(storageOptions),
+  ]);
+}
+
+/** Runs a child script (args[1] is its id) and parses the JSON it prints. */
+function runScript<T>(script: string, args: string[]): Promise<T> {
+  const child = path.join(here, "fixtures", script);
   return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      [child, uri, String(id), String(COMMITS), String(startAt), JSON.stringify(storageOptions)],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const proc = spawn(process.execPath, [child, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     proc.stdout.on("data", (d) => {
@@ -59,8 +67,8 @@ function runChild(
     });
     proc.on("exit", (code) =>
       code === 0
-        ? resolve(JSON.parse(out) as ChildResult)
-        : reject(new Error(`child ${id} exited ${code}: ${err}`)),
+        ? resolve(JSON.parse(out) as T)
+        : reject(new Error(`child ${args[1]} exited ${code}: ${err}`)),
     );
   });
 }
@@ -150,5 +158,63 @@ describe("commit races across processes", () => {
       );
     },
     180_000,
+  );
+
+  it.each(backends)(
+    "$name: 4 processes removing the same file at once — exactly one commits, the others get the typed conflict",
+    async ({ location }) => {
+      const { uri, storageOptions } = await location();
+      const store = openStore(uri, { storageOptions });
+      const { snapshot } = await createTable(store, {
+        schema: { type: "struct", fields: [{ name: "id", type: "long", nullable: true, metadata: {} }] },
+      });
+      await commitTransaction(
+        snapshot,
+        [
+          {
+            add: {
+              path: "victim.parquet",
+              partitionValues: {},
+              size: 5,
+              modificationTime: 1,
+              dataChange: true,
+            },
+          },
+        ],
+        { operation: "WRITE" },
+      );
+      const startAt = Date.now() + 1500;
+      type Outcome = {
+        id: number;
+        version?: number;
+        error?: { kind: string; name: string; retryable: boolean; winningVersion: number };
+      };
+      const outcomes = await Promise.all(
+        Array.from({ length: PROCESSES }, (_, id) =>
+          runScript<Outcome>("conflict-child.mjs", [
+            uri,
+            String(id),
+            String(startAt),
+            JSON.stringify(storageOptions),
+          ]),
+        ),
+      );
+      const winners = outcomes.filter((o) => o.version !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]!.version).toBe(2);
+      expect(outcomes.filter((o) => o.error)).toHaveLength(PROCESSES - 1);
+      for (const loser of outcomes.filter((o) => o.error)) {
+        expect(loser.error).toEqual({
+          kind: "conflict",
+          name: "DeltaLiteCommitConflictError",
+          retryable: true,
+          winningVersion: 2,
+        });
+      }
+      const final = await Snapshot.open(store);
+      expect(final.version).toBe(2);
+      expect(final.files.map((f) => f.path)).toEqual([`replacement-${winners[0]!.id}.parquet`]);
+    },
+    60_000,
   );
 });
