@@ -1,0 +1,85 @@
+// Key hashing micro-benchmark (not a test): keys/s of encodeKeys (canonical encoding + batch XXH64) for
+// int64 keys and for 16-character string keys, beside the raw hash loops and the native @node-rs/xxhash
+// called once per key. Median of 5 runs over 1M keys, each after a warm-up.
+//
+//   pnpm exec tsc -b packages/merge-engine && node packages/merge-engine/bench/hash-bench.mjs [keys]
+import { xxh64 as nativeXxh64 } from "@node-rs/xxhash";
+import { Field, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
+import { encodeKeys, KEY_HASH_SEED, SourceKeySet, seed64, xxh64Ranges, xxh64Words8 } from "../dist/index.js";
+
+const N = Number(process.argv[2] ?? 1_000_000);
+const RUNS = 5;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+function measure(name, fn) {
+  fn(); // warm-up
+  const times = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  const ms = median(times);
+  console.log(
+    `${name.padEnd(52)} ${(N / ms / 1000).toFixed(1).padStart(7)} M keys/s  (${ms.toFixed(1)} ms / ${N} keys)`,
+  );
+}
+
+// int64 keys: random 63-bit values
+const ids = new BigInt64Array(N);
+for (let i = 0; i < N; i++) ids[i] = BigInt(Math.floor(Math.random() * 2 ** 53)) * 1024n + BigInt(i & 1023);
+const idBatch = batchOf(
+  "id",
+  new Int64(),
+  makeData({ type: new Int64(), length: N, nullCount: 0, data: ids }),
+);
+
+// string keys: 16 ASCII characters each
+const enc = new TextEncoder();
+const offsets = new Int32Array(N + 1);
+const bytes = new Uint8Array(16 * N);
+for (let i = 0; i < N; i++) {
+  enc.encodeInto(`k${i.toString(36).padStart(15, "0")}`, bytes.subarray(16 * i));
+  offsets[i + 1] = 16 * (i + 1);
+}
+const strBatch = batchOf(
+  "key",
+  new Utf8(),
+  makeData({ type: new Utf8(), length: N, nullCount: 0, valueOffsets: offsets, data: bytes }),
+);
+
+function batchOf(name, type, data) {
+  const schema = new Schema([new Field(name, type, true)]);
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: N, nullCount: 0, children: [data] }),
+  );
+}
+
+const seed = seed64(KEY_HASH_SEED);
+const out = new Uint32Array(2 * N);
+console.log(`node ${process.version}, ${N} keys, median of ${RUNS}`);
+measure("xxh64Words8 (int64 words, raw loop)", () => xxh64Words8(new Uint32Array(ids.buffer), N, seed, out));
+measure("encodeKeys int64 (encode + hash)", () => encodeKeys(idBatch, ["id"]));
+measure("xxh64Ranges (16-byte strings, raw loop)", () => xxh64Ranges(bytes, offsets, N, seed, out));
+measure("encodeKeys utf8 (encode + hash)", () => encodeKeys(strBatch, ["key"]));
+const idKeys = encodeKeys(idBatch, ["id"]);
+const strKeys = encodeKeys(strBatch, ["key"]);
+measure("SourceKeySet.build int64", () => SourceKeySet.build({ keys: idKeys }));
+measure("SourceKeySet.build utf8", () => SourceKeySet.build({ keys: strKeys }));
+const idSet = SourceKeySet.build({ keys: idKeys });
+const strSet = SourceKeySet.build({ keys: strKeys });
+const hit = new Uint8Array(N);
+measure("SourceKeySet.matchRows int64 (all hit)", () => idSet.matchRows(idKeys, hit));
+measure("SourceKeySet.matchRows utf8 (all hit)", () => strSet.matchRows(strKeys, hit));
+const u8 = new Uint8Array(ids.buffer);
+measure("@node-rs/xxhash xxh64, one call per int64 key", () => {
+  for (let i = 0; i < N; i++) nativeXxh64(u8.subarray(8 * i, 8 * i + 8), KEY_HASH_SEED);
+});
+measure("@node-rs/xxhash xxh64, one call per string key", () => {
+  for (let i = 0; i < N; i++) nativeXxh64(bytes.subarray(16 * i, 16 * i + 16), KEY_HASH_SEED);
+});

@@ -1,0 +1,12 @@
+/**
+ * @deltalite/merge-engine: the upsert's machinery. So far: primary-key encoding and hashing (keys/), the
+ * per-partition source key set and `keyBuckets`. The pipeline (plan, prune, probe, rewrite, commit) and
+ * the memory budgets build on these (issues 5 and 6).
+ */
+export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
+export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
+export { EncodedKeys, type EncodeKeysOptions, encodeKeys } from "./keys/encode-keys.js";
+export { keyBuckets } from "./keys/key-buckets.js";
+export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from "./keys/key-hasher.js";
+export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
+export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";

@@ -1,0 +1,258 @@
+/**
+ * Owns the per-row primary-key encoding of a RecordBatch: one canonical byte string per row over one or
+ * more key columns, a flag for rows with a NULL in any key column (they never match), and a 64-bit hash
+ * per row computed in batch.
+ *
+ * Canonical row bytes (the column cells are defined in column-encoding.ts):
+ * - one key column: the cell itself (8 bytes for integer/date/timestamp/float/bool keys, 16/32 for
+ *   decimals, the raw bytes for strings/binary). A NULL row has no bytes; its hash is that of the empty
+ *   input (only `keyBuckets` uses it).
+ * - several key columns: a validity bitmap (bit j set = column j is not null, ceil(k/8) bytes) followed by
+ *   the cells of the non-null columns in order, variable-width cells prefixed by their length as a u32 LE.
+ *   The encoding is injective for a fixed list of key types, and null-safe (two rows with NULL in the same
+ *   column and equal other cells have equal bytes).
+ */
+import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
+import type { Data, RecordBatch } from "apache-arrow";
+import { type ColumnEncoding, encodeColumn, keyTypeSignature } from "./column-encoding.js";
+import { defaultKeyHasher, type KeyHasher } from "./key-hasher.js";
+
+export interface EncodeKeysOptions {
+  /** The hash function (default: XXH64 with KEY_HASH_SEED). */
+  hasher?: KeyHasher;
+}
+
+const EMPTY = new Uint8Array(0);
+const ZERO_OFFSETS = new Int32Array(2);
+
+/** The encoded primary keys of one batch. */
+export class EncodedKeys {
+  /** Row i's hash as (lo, hi) 32-bit words at hashWords[2i], hashWords[2i+1]. */
+  readonly hashWords: Uint32Array;
+  /** 1 where a key column of the row is NULL; undefined when no row has one. */
+  readonly nullKeys: Uint8Array | undefined;
+  readonly nullKeyCount: number;
+
+  constructor(
+    readonly columns: readonly string[],
+    /** Equal signatures ⇔ the two encodings are comparable (same key types in the same order). */
+    readonly signature: string,
+    readonly hasherId: string,
+    readonly length: number,
+    private readonly bytes: Uint8Array,
+    /** Row i is bytes[offsets[i], offsets[i+1]); undefined: fixed cells of `width` bytes. */
+    private readonly offsets: Int32Array | undefined,
+    private readonly width: number,
+    hashWords: Uint32Array,
+    nullKeys: Uint8Array | undefined,
+    private readonly render: (row: number) => string,
+  ) {
+    this.hashWords = hashWords;
+    this.nullKeys = nullKeys;
+    let count = 0;
+    if (nullKeys !== undefined) for (let i = 0; i < length; i++) count += nullKeys[i] as number;
+    this.nullKeyCount = count;
+  }
+
+  /** The hashes as 64-bit numbers (a view over `hashWords`; little-endian hosts). */
+  get hashes(): BigUint64Array {
+    return new BigUint64Array(this.hashWords.buffer, this.hashWords.byteOffset, this.length);
+  }
+
+  /** True when a key column of `row` is NULL: the row never matches. */
+  isNullKey(row: number): boolean {
+    return this.nullKeys !== undefined && this.nullKeys[row] === 1;
+  }
+
+  private start(row: number): number {
+    return this.offsets === undefined ? row * this.width : (this.offsets[row] as number);
+  }
+
+  private end(row: number): number {
+    return this.offsets === undefined ? row * this.width + this.width : (this.offsets[row + 1] as number);
+  }
+
+  /** The canonical bytes of `row` (a view; empty for a NULL single-column key). */
+  keyBytes(row: number): Uint8Array {
+    if (this.columns.length === 1 && this.isNullKey(row)) return EMPTY;
+    return this.bytes.subarray(this.start(row), this.end(row));
+  }
+
+  /** Null-safe equality of canonical keys (NULL equals NULL in the same column). */
+  sameKeyNullSafe(row: number, other: EncodedKeys, otherRow: number): boolean {
+    if (this.columns.length === 1) {
+      const a = this.isNullKey(row);
+      const b = other.isNullKey(otherRow);
+      if (a || b) return a && b;
+    }
+    return bytesEqual(
+      this.bytes,
+      this.start(row),
+      this.end(row),
+      other.bytes,
+      other.start(otherRow),
+      other.end(otherRow),
+    );
+  }
+
+  /** MERGE equality: both keys free of NULLs and canonically equal. Requires equal `signature`s. */
+  sameKey(row: number, other: EncodedKeys, otherRow: number): boolean {
+    if (this.isNullKey(row) || other.isNullKey(otherRow)) return false;
+    return bytesEqual(
+      this.bytes,
+      this.start(row),
+      this.end(row),
+      other.bytes,
+      other.start(otherRow),
+      other.end(otherRow),
+    );
+  }
+
+  /** The key of `row` for messages, e.g. `id=5, day="2026-01-01"`. */
+  describe(row: number): string {
+    return this.render(row);
+  }
+}
+
+function bytesEqual(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): boolean {
+  const n = ae - as;
+  if (n !== be - bs) return false;
+  for (let i = 0; i < n; i++) if (a[as + i] !== b[bs + i]) return false;
+  return true;
+}
+
+function renderValue(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString("hex")}`;
+  if (value instanceof Uint32Array)
+    return `0x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}`;
+  return String(value);
+}
+
+/** Encodes and hashes the primary keys of every row of `batch`. */
+export function encodeKeys(
+  batch: RecordBatch,
+  keyColumns: readonly string[],
+  options: EncodeKeysOptions = {},
+): EncodedKeys {
+  if (keyColumns.length === 0) throw new DeltaLiteError("generic", "primary keys must not be empty");
+  const hasher = options.hasher ?? defaultKeyHasher;
+  const fields = batch.schema.fields;
+  const datas: Data[] = keyColumns.map((name) => {
+    const index = fields.findIndex((f) => f.name === name);
+    const data = index < 0 ? undefined : batch.data.children[index];
+    if (data === undefined) {
+      throw new DeltaLiteSchemaMismatchError(`primary-key column '${name}' is not in the data`);
+    }
+    return data as Data;
+  });
+  const signature = datas.map((d) => keyTypeSignature(d.type)).join(",");
+  const length = batch.numRows;
+  const encodings = datas.map((d, j) => encodeColumn(d, keyColumns[j]));
+  const vectors = keyColumns.map((name) => batch.getChild(name));
+  const render = (row: number): string =>
+    keyColumns.map((name, j) => `${name}=${renderValue(vectors[j]?.get(row))}`).join(", ");
+  const hashWords = new Uint32Array(2 * length);
+
+  if (encodings.length === 1) {
+    const column = encodings[0] as ColumnEncoding;
+    const nullKeys = column.validity === undefined ? undefined : column.validity.map((v) => 1 - v);
+    let bytes: Uint8Array;
+    let offsets: Int32Array | undefined;
+    let width = 0;
+    if (column.kind === "fixed") {
+      bytes = column.bytes;
+      width = column.width;
+      if (column.words !== undefined) hasher.words8(column.words, length, hashWords);
+      else hasher.fixed(column.bytes, column.width, length, hashWords);
+    } else {
+      bytes = column.bytes;
+      offsets = column.offsets;
+      hasher.ranges(column.bytes, column.offsets, length, hashWords);
+    }
+    if (nullKeys !== undefined) {
+      const nullHash = new Uint32Array(2);
+      hasher.ranges(EMPTY, ZERO_OFFSETS, 1, nullHash);
+      for (let i = 0; i < length; i++) {
+        if (nullKeys[i] === 1) {
+          hashWords[2 * i] = nullHash[0] as number;
+          hashWords[2 * i + 1] = nullHash[1] as number;
+        }
+      }
+    }
+    return new EncodedKeys(
+      keyColumns,
+      signature,
+      hasher.id,
+      length,
+      bytes,
+      offsets,
+      width,
+      hashWords,
+      nullKeys,
+      render,
+    );
+  }
+
+  // Several key columns: bitmap + cells, into one buffer.
+  const k = encodings.length;
+  const bitmapBytes = (k + 7) >> 3;
+  const offsets = new Int32Array(length + 1);
+  let anyNull = false;
+  const nullKeys = new Uint8Array(length);
+  let size = 0;
+  for (let i = 0; i < length; i++) {
+    size += bitmapBytes;
+    for (let j = 0; j < k; j++) {
+      const c = encodings[j] as ColumnEncoding;
+      if (c.validity !== undefined && c.validity[i] === 0) {
+        nullKeys[i] = 1;
+        anyNull = true;
+        continue;
+      }
+      size += c.kind === "fixed" ? c.width : 4 + (c.offsets[i + 1] as number) - (c.offsets[i] as number);
+    }
+    offsets[i + 1] = size;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (let i = 0; i < length; i++) {
+    const bitmapAt = at;
+    at += bitmapBytes;
+    for (let j = 0; j < k; j++) {
+      const c = encodings[j] as ColumnEncoding;
+      if (c.validity !== undefined && c.validity[i] === 0) continue;
+      bytes[bitmapAt + (j >> 3)] = (bytes[bitmapAt + (j >> 3)] as number) | (1 << (j & 7));
+      if (c.kind === "fixed") {
+        const s = i * c.width;
+        bytes.set(c.bytes.subarray(s, s + c.width), at);
+        at += c.width;
+      } else {
+        const s = c.offsets[i] as number;
+        const e = c.offsets[i + 1] as number;
+        const n = e - s;
+        bytes[at] = n & 0xff;
+        bytes[at + 1] = (n >>> 8) & 0xff;
+        bytes[at + 2] = (n >>> 16) & 0xff;
+        bytes[at + 3] = (n >>> 24) & 0xff;
+        bytes.set(c.bytes.subarray(s, e), at + 4);
+        at += 4 + n;
+      }
+    }
+  }
+  hasher.ranges(bytes, offsets, length, hashWords);
+  return new EncodedKeys(
+    keyColumns,
+    signature,
+    hasher.id,
+    length,
+    bytes,
+    offsets,
+    0,
+    hashWords,
+    anyNull ? nullKeys : undefined,
+    render,
+  );
+}

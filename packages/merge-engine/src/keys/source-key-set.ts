@@ -1,0 +1,187 @@
+/**
+ * Owns the primary-key set of one partition of the source batch: exact membership (an open-addressing hash
+ * table over 64-bit key hashes whose candidates are verified by canonical bytes, so a hash collision never
+ * causes a wrong match), counting of NULL-key rows (they never enter the set and never match) and of
+ * duplicate non-null keys (rejected by `assertNoDuplicates`, naming the count and the partition).
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import type { EncodedKeys } from "./encode-keys.js";
+
+/** Rows of one encoded batch that belong to the partition (all rows when `rows` is absent). */
+export interface SourceRows {
+  readonly keys: EncodedKeys;
+  readonly rows?: ArrayLike<number>;
+}
+
+function capacityFor(n: number): number {
+  let c = 16;
+  while (c < n * 2) c *= 2;
+  return c;
+}
+
+export class SourceKeySet {
+  /** Source rows considered (NULL-key rows included). */
+  readonly rowCount: number;
+  /** Rows with a NULL in any key column (never in the set, never matching, never duplicates). */
+  readonly nullKeyRows: number;
+  /** Non-null rows whose key equals the key of an earlier row. */
+  readonly duplicateRows: number;
+  /** Distinct non-null keys. */
+  readonly size: number;
+  readonly signature: string;
+  readonly hasherId: string;
+  readonly columns: readonly string[];
+
+  private readonly parts: readonly EncodedKeys[];
+  private readonly mask: number;
+  private readonly slots: Int32Array;
+  private readonly entryPart: Int32Array;
+  private readonly entryRow: Int32Array;
+  private readonly entryHash: Uint32Array;
+  private firstDuplicate: { part: number; row: number } | undefined;
+
+  private constructor(sources: readonly SourceRows[]) {
+    const first = sources[0];
+    if (first === undefined) throw new DeltaLiteError("generic", "a source key set needs at least one batch");
+    this.signature = first.keys.signature;
+    this.hasherId = first.keys.hasherId;
+    this.columns = first.keys.columns;
+    for (const s of sources) checkComparable(this, s.keys);
+    this.parts = sources.map((s) => s.keys);
+    let rowCount = 0;
+    for (const s of sources) rowCount += s.rows === undefined ? s.keys.length : s.rows.length;
+    this.rowCount = rowCount;
+    const capacity = capacityFor(rowCount);
+    this.mask = capacity - 1;
+    this.slots = new Int32Array(capacity);
+    this.entryPart = new Int32Array(rowCount);
+    this.entryRow = new Int32Array(rowCount);
+    this.entryHash = new Uint32Array(2 * rowCount);
+    let size = 0;
+    let nulls = 0;
+    let duplicates = 0;
+    sources.forEach((source, part) => {
+      const keys = source.keys;
+      const n = source.rows === undefined ? keys.length : source.rows.length;
+      for (let k = 0; k < n; k++) {
+        const row = source.rows === undefined ? k : (source.rows[k] as number);
+        if (keys.isNullKey(row)) {
+          nulls++;
+          continue;
+        }
+        if (this.find(keys, row) >= 0) {
+          duplicates++;
+          this.firstDuplicate ??= { part, row };
+          continue;
+        }
+        const lo = keys.hashWords[2 * row] as number;
+        const hi = keys.hashWords[2 * row + 1] as number;
+        let slot = lo & this.mask;
+        while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
+        this.slots[slot] = size + 1;
+        this.entryPart[size] = part;
+        this.entryRow[size] = row;
+        this.entryHash[2 * size] = lo;
+        this.entryHash[2 * size + 1] = hi;
+        size++;
+      }
+    });
+    this.size = size;
+    this.nullKeyRows = nulls;
+    this.duplicateRows = duplicates;
+  }
+
+  /** Builds the set over one or more batches (or row selections of them) of one partition. */
+  static build(sources: SourceRows | readonly SourceRows[]): SourceKeySet {
+    return new SourceKeySet(Array.isArray(sources) ? sources : [sources as SourceRows]);
+  }
+
+  /**
+   * Throws `DeltaLiteError` (kind `generic`) when two non-null source rows share a key: MERGE would apply
+   * both to one target row; the caller must dedupe (keep-last) first. Names the count and the partition.
+   */
+  assertNoDuplicates(partition: string): void {
+    if (this.duplicateRows === 0 || this.firstDuplicate === undefined) return;
+    const { part, row } = this.firstDuplicate;
+    const example = (this.parts[part] as EncodedKeys).describe(row);
+    throw new DeltaLiteError(
+      "generic",
+      `${this.duplicateRows} duplicate primary-key row${this.duplicateRows === 1 ? "" : "s"} in partition ${partition} ` +
+        `(primary keys ${this.columns.join(", ")}; first duplicate: ${example}); dedupe the batch (keep-last) before upserting`,
+    );
+  }
+
+  /** The entry index of the set key equal to `keys[row]`, or -1 (always -1 for a NULL key). */
+  find(keys: EncodedKeys, row: number): number {
+    if (keys.isNullKey(row)) return -1;
+    const lo = keys.hashWords[2 * row] as number;
+    const hi = keys.hashWords[2 * row + 1] as number;
+    let slot = lo & this.mask;
+    for (;;) {
+      const entry = (this.slots[slot] as number) - 1;
+      if (entry < 0) return -1;
+      if (
+        this.entryHash[2 * entry] === lo &&
+        this.entryHash[2 * entry + 1] === hi &&
+        (this.parts[this.entryPart[entry] as number] as EncodedKeys).sameKey(
+          this.entryRow[entry] as number,
+          keys,
+          row,
+        )
+      ) {
+        return entry;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** True when `keys[row]` is in the set (MERGE equality: a NULL key is never in it). */
+  has(keys: EncodedKeys, row: number): boolean {
+    return this.find(keys, row) >= 0;
+  }
+
+  /** The source (batch index, row) of an entry returned by `find`. */
+  entrySource(entry: number): { part: number; row: number } {
+    return { part: this.entryPart[entry] as number, row: this.entryRow[entry] as number };
+  }
+
+  /** Marks hit[i] = 1 for every row of `keys` whose key is in the set; returns the number of hits. */
+  matchRows(keys: EncodedKeys, hit: Uint8Array): number {
+    checkComparable(this, keys);
+    let hits = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (this.find(keys, i) >= 0) {
+        hit[i] = 1;
+        hits++;
+      } else {
+        hit[i] = 0;
+      }
+    }
+    return hits;
+  }
+
+  /** True as soon as one row of `keys` is in the set (the probe's question). */
+  containsAny(keys: EncodedKeys): boolean {
+    checkComparable(this, keys);
+    if (this.size === 0) return false;
+    for (let i = 0; i < keys.length; i++) if (this.find(keys, i) >= 0) return true;
+    return false;
+  }
+
+  /** The hashes of the distinct keys as (lo, hi) word pairs (what the probe cache is asked about). */
+  hashWords(): Uint32Array {
+    return this.entryHash.slice(0, 2 * this.size);
+  }
+}
+
+function checkComparable(
+  set: { signature: string; hasherId: string; columns: readonly string[] },
+  keys: EncodedKeys,
+): void {
+  if (keys.signature !== set.signature || keys.hasherId !== set.hasherId) {
+    throw new DeltaLiteError(
+      "generic",
+      `primary keys (${keys.columns.join(", ")}) of types [${keys.signature}] cannot be compared with source keys of types [${set.signature}]; cast both to the table schema first`,
+    );
+  }
+}
