@@ -124,7 +124,7 @@ def op_parquet_canonical(args):
                     {"num_rows": md.row_group(i).num_rows, "total_byte_size": md.row_group(i).total_byte_size}
                     for i in range(md.num_row_groups)
                 ],
-                "data_page_versions": sorted(
+                "encodings": sorted(
                     {
                         str(md.row_group(i).column(j).encodings)
                         for i in range(md.num_row_groups)

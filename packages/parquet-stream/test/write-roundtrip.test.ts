@@ -8,7 +8,7 @@ import { testS3 } from "@deltalite/tools/s3-server";
 import { type RecordBatch, tableFromIPC } from "apache-arrow";
 import { parquetMetadata } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FOOTER_PARSERS, type ParquetCodec, writeParquetFiles } from "../src/index.js";
+import { DEFAULT_CREATED_BY, FOOTER_PARSERS, type ParquetCodec, writeParquetFiles } from "../src/index.js";
 import { canonicalRows, sequenceTable } from "./write-helpers.js";
 
 interface CanonicalFiles {
@@ -65,6 +65,13 @@ describe("writeParquetFiles: the Delta type matrix round-trips through pyarrow a
     const [file] = files;
     expect(file!.numRows).toBe(400);
     expect(file!.metadata.row_groups.map((rg) => Number(rg.num_rows))).toEqual([150, 150, 100]);
+    // DataPage V1 (as delta-rs writes), per the footer's page encoding stats.
+    const pageTypes = new Set(
+      file!.metadata.row_groups.flatMap((rg) =>
+        rg.columns.flatMap((c) => (c.meta_data?.encoding_stats ?? []).map((e) => e.page_type)),
+      ),
+    );
+    expect([...pageTypes].sort()).toEqual(["DATA_PAGE", "DICTIONARY_PAGE"]);
     const expected = canonicalRows(batches);
 
     const fromPyarrow = await oracle.call<CanonicalFiles>("parquet_canonical", {
@@ -72,7 +79,7 @@ describe("writeParquetFiles: the Delta type matrix round-trips through pyarrow a
     });
     expect(fromPyarrow.rows).toEqual(expected);
     expect(fromPyarrow.files[0]!.compression).toEqual([codec.toUpperCase()]);
-    expect(fromPyarrow.files[0]!.created_by).toContain("parquet-rs");
+    expect(fromPyarrow.files[0]!.created_by).toBe(DEFAULT_CREATED_BY);
 
     const fromDeltaRs = await oracle.call<{ rows: unknown[] }>("delta_read_parquet", {
       dir: tableDir,

@@ -15,7 +15,12 @@ export const DEFAULT_TARGET_FILE_SIZE = 100 * 1024 * 1024;
 export const DEFAULT_MULTIPART_THRESHOLD_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MULTIPART_PART_SIZE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MULTIPART_CONCURRENCY = 4;
-export const DEFAULT_CREATED_BY = "deltalite (parquet-rs version 59.3.0 via parquet-wasm 0.8.0)";
+/**
+ * The footer's `created_by`, in the `<application> version <version>` form parquet-mr's VersionParser
+ * accepts (Spark distrusts binary statistics of files whose `created_by` it cannot parse). The encoder is
+ * parquet-rs 59.3.0 through parquet-wasm 0.8.0.
+ */
+export const DEFAULT_CREATED_BY = "deltalite version 0.1.0";
 
 export interface WriteParquetOptions {
   /** The Arrow schema every batch must have (names and types). */
