@@ -2,11 +2,15 @@
 // pyarrow wrote, our commitInfo in its history). We read delta-rs tables with 0, 1 and 250 commits
 // (delta-rs checkpoints at 99 and 199), at many versions, after OPTIMIZE and VACUUM; reload is incremental;
 // time travel by timestamp picks the version delta-rs picks; history matches delta-rs's.
+
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CountingStore, LocalFileStore } from "@deltalite/object-store";
+import { CountingStore, LocalFileStore, openStore } from "@deltalite/object-store";
+import { goldenTable } from "@deltalite/tools/fixtures";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
+import { testS3 } from "@deltalite/tools/s3-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Action,
@@ -39,8 +43,16 @@ interface TheirSnapshot {
   error?: { type: string; message: string };
 }
 
-async function theirs(uri: string, version?: number): Promise<TheirSnapshot> {
-  const s = await oracle.call<TheirSnapshot>("delta_snapshot", { uri, version: version ?? null });
+async function theirs(
+  uri: string,
+  version?: number,
+  storageOptions?: Record<string, string>,
+): Promise<TheirSnapshot> {
+  const s = await oracle.call<TheirSnapshot>("delta_snapshot", {
+    uri,
+    version: version ?? null,
+    storage_options: storageOptions,
+  });
   if (s.error) throw new Error(`delta-rs refused ${uri}@${version}: ${s.error.message}`);
   return s;
 }
@@ -260,5 +272,39 @@ describe("we read what delta-rs writes", () => {
   it("a missing table is DeltaLiteTableNotFoundError", async () => {
     const error = await Snapshot.open(new LocalFileStore(path.join(tmp, "nothing-here"))).catch((e) => e);
     expect(error).toMatchObject({ kind: "not_found", name: "DeltaLiteTableNotFoundError" });
+  });
+});
+
+describe("checkpointed Spark tables on S3 (moto)", () => {
+  async function upload(
+    source: string,
+    put: (key: string, data: Uint8Array) => Promise<unknown>,
+    prefix = "",
+  ) {
+    for (const entry of await fs.readdir(path.join(source, prefix), { withFileTypes: true })) {
+      const key = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await upload(source, put, key);
+      else await put(key, new Uint8Array(await fs.readFile(path.join(source, key))));
+    }
+  }
+
+  it.each([
+    "checkpoint",
+    "multi-part-checkpoint",
+    "v2-checkpoint-json",
+    "v2-checkpoint-parquet",
+    "data-reader-partition-values",
+  ])("%s read from S3 equals delta-rs's reading of it", async (name) => {
+    const s3 = testS3();
+    const bucket = await s3.createBucket(`golden-${randomBytes(4).toString("hex")}`);
+    const uri = `s3://${bucket}/${name}`;
+    const store = openStore(uri, { storageOptions: s3.storageOptions });
+    await upload(goldenTable(name), (key, data) => store.put(key, data));
+    const counting = new CountingStore(store);
+    const ours = await Snapshot.open(counting);
+    expectSame(ours, await theirs(uri, undefined, s3.storageOptions));
+    // The _last_checkpoint hint was used: one LIST, no HEAD requests.
+    expect(counting.counts.list.calls).toBe(1);
+    expect(counting.counts.head.calls).toBe(0);
   });
 });
