@@ -104,6 +104,9 @@ def _canon_array(arr):
         ]
     if pa.types.is_decimal(t):
         return [None if v is None else _decimal_string(v, t.scale) for v in arr.to_pylist()]
+    if pa.types.is_float16(t):
+        raw = memoryview(arr.buffers()[1]).cast("H")
+        return [f"f16:{raw[arr.offset + i]}" if valid[i] else None for i in range(n)]
     if pa.types.is_float32(t):
         return [_float_bits(v, "f") for v in arr.to_pylist()]
     if pa.types.is_float64(t):
@@ -236,6 +239,18 @@ def _type_matrix_table(rows, seed):
             pa.list_(pa.struct([("x", pa.int32()), ("y", pa.string())])),
         ),
         "ts_in_list": pa.array([list_of(lambda: rng.choice(ts_ns)) for _ in range(rows)], pa.list_(pa.timestamp("ns", tz="UTC"))),
+        "u8": pa.array([maybe(rng.randrange(256)) for _ in range(rows)], pa.uint8()),
+        "u16": pa.array([maybe(rng.randrange(2**16)) for _ in range(rows)], pa.uint16()),
+        "u32": pa.array([maybe(rng.choice([0, 1, 2**31, 2**32 - 1])) for _ in range(rows)], pa.uint32()),
+        "u64": pa.array([maybe(rng.choice([0, 1, 2**63, 2**64 - 1])) for _ in range(rows)], pa.uint64()),
+        # float16 bit patterns of 0.0, -0.0, 1.5, -2.0, 65504, inf, NaN (no numpy here: built as uint16 bits)
+        "f16": pa.array(
+            [maybe(rng.choice([0x0000, 0x8000, 0x3E00, 0xC000, 0x7BFF, 0x7C00, 0x7E00])) for _ in range(rows)],
+            pa.uint16(),
+        ).view(pa.float16()),
+        "t_ms": pa.array([maybe(rng.randrange(86_400_000)) for _ in range(rows)], pa.time32("ms")),
+        "t_us": pa.array([maybe(rng.randrange(86_400_000_000)) for _ in range(rows)], pa.time64("us")),
+        "t_ns": pa.array([maybe(rng.randrange(86_400_000_000_000)) for _ in range(rows)], pa.time64("ns")),
         "dec_in_struct": pa.array(
             [maybe({"v": rng.choice(dec38)}) for _ in range(rows)], pa.struct([("v", pa.decimal128(38, 10))])
         ),
