@@ -212,7 +212,8 @@ export class Snapshot {
 
   /**
    * The latest snapshot, reading only the commits after this version (one LIST + one GET per new commit).
-   * Returns this snapshot when nothing new was committed.
+   * Returns this snapshot when nothing new was committed. When the commits right after this version are
+   * gone (log cleanup ran past it), falls back to a full open at the latest version.
    */
   async reload(options: { signal?: AbortSignal } = {}): Promise<Snapshot> {
     const files = await listLogFiles(this.store, this.version + 1, options.signal);
@@ -220,13 +221,11 @@ export class Snapshot {
     if (commits.length === 0) return this;
     const tail: CommitFile[] = [];
     for (const c of commits) {
-      if (c.version !== this.version + 1 + tail.length) {
-        throw new DeltaLiteError(
-          "corrupt_log",
-          `${this.table}: the log is missing commit ${this.version + 1 + tail.length} after version ${this.version}`,
-        );
-      }
+      if (c.version !== this.version + 1 + tail.length) break;
       tail.push(c);
+    }
+    if (tail.length !== commits.length) {
+      return Snapshot.open(this.store, { checkReadSupport: this.#gate, signal: options.signal });
     }
     const actions = await readCommits(this.store, tail, this.table, options.signal);
     return this.withCommits(tail.map((c, i) => ({ version: c.version, actions: actions[i]! })));

@@ -185,3 +185,38 @@ function snapshotLike(state: ReplayState, version: number) {
     configuration: state.metadata!.configuration,
   };
 }
+
+describe("reload", () => {
+  it("falls back to a full open when the commits right after the snapshot were cleaned up", async () => {
+    const store = new InMemoryStore();
+    const create: Action[] = [
+      { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+      ...toActions([{ op: "config", value: 0 }], 0),
+    ];
+    await store.put(commitKey(0), serializeCommit(create));
+    const old = await Snapshot.open(store);
+    const state = new ReplayState("t");
+    state.apply(create);
+    for (let v = 1; v <= 4; v++) {
+      const actions = toActions([{ op: "add", path: v % PATHS.length, dv: 0, size: v }], v);
+      state.apply(actions);
+      await store.put(commitKey(v), serializeCommit(actions));
+    }
+    // Checkpoint at 3, commits 0..3 cleaned up: only 4.json follows it.
+    await store.put(
+      `_delta_log/${formatVersion(3)}.checkpoint.${randomUUID()}.json`,
+      serializeCommit(v2Checkpoint(stateAt(3), 3)),
+    );
+    for (let v = 0; v <= 3; v++) await store.delete(commitKey(v));
+    const reloaded = await old.reload();
+    expect(stateOf(reloaded)).toEqual(stateOf(snapshotLike(state, 4)));
+
+    function stateAt(version: number): ReplayState {
+      const s = new ReplayState("t");
+      s.apply(create);
+      for (let v = 1; v <= version; v++)
+        s.apply(toActions([{ op: "add", path: v % PATHS.length, dv: 0, size: v }], v));
+      return s;
+    }
+  });
+});
