@@ -5,7 +5,7 @@
  */
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
 export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
-export { EncodedKeys, type EncodeKeysOptions, encodeKeys } from "./keys/encode-keys.js";
+export { EncodedKeys, type EncodeKeysOptions, encodeKeys, keySpaceOf } from "./keys/encode-keys.js";
 export { keyBuckets } from "./keys/key-buckets.js";
 export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from "./keys/key-hasher.js";
 export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";

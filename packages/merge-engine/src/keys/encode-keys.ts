@@ -54,6 +54,14 @@ export class EncodedKeys {
     this.nullKeyCount = count;
   }
 
+  /**
+   * The probe cache's key space of these keys: key column names, their encodings and the hash function.
+   * Hashes cached under one key space must never answer for another.
+   */
+  get keySpace(): string {
+    return keySpaceOf(this.columns, this.signature, this.hasherId);
+  }
+
   /** The hashes as 64-bit numbers (a view over `hashWords`; little-endian hosts). */
   get hashes(): BigUint64Array {
     return new BigUint64Array(this.hashWords.buffer, this.hashWords.byteOffset, this.length);
@@ -112,6 +120,11 @@ export class EncodedKeys {
   describe(row: number): string {
     return this.render(row);
   }
+}
+
+/** `columns` (JSON) | key type signature | hasher id. */
+export function keySpaceOf(columns: readonly string[], signature: string, hasherId: string): string {
+  return `${JSON.stringify(columns)}|${signature}|${hasherId}`;
 }
 
 function bytesEqual(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): boolean {

@@ -5,7 +5,7 @@
  * duplicate non-null keys (rejected by `assertNoDuplicates`, naming the count and the partition).
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import type { EncodedKeys } from "./encode-keys.js";
+import { type EncodedKeys, keySpaceOf } from "./encode-keys.js";
 
 /** Rows of one encoded batch that belong to the partition (all rows when `rows` is absent). */
 export interface SourceRows {
@@ -166,6 +166,11 @@ export class SourceKeySet {
     if (this.size === 0) return false;
     for (let i = 0; i < keys.length; i++) if (this.find(keys, i) >= 0) return true;
     return false;
+  }
+
+  /** The probe cache's key space (see EncodedKeys.keySpace). */
+  get keySpace(): string {
+    return keySpaceOf(this.columns, this.signature, this.hasherId);
   }
 
   /** The hashes of the distinct keys as (lo, hi) word pairs (what the probe cache is asked about). */
