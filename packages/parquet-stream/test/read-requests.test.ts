@@ -56,6 +56,21 @@ describe("footer reads", () => {
     expect(reader.numRowGroups).toBe(layout.rowGroups.length);
   });
 
+  it("a file smaller than the hint is read by one GET of the whole object", async () => {
+    const small = "small.parquet";
+    await oracle.call("parquet_write_type_matrix", { path: path.join(dir, small), rows: 20 });
+    const smallSize = (await fs.stat(path.join(dir, small))).size;
+    expect(smallSize).toBeLessThan(65536);
+    const store = new CountingStore(new LocalFileStore(dir));
+    const reader = await openParquetReader(store, small, { size: smallSize });
+    expect(gets(store)).toEqual([{ start: 0, end: smallSize }]);
+    // The data comes from those same bytes: reading every row group costs no further request.
+    let rows = 0;
+    for await (const batch of reader.readRowGroups()) rows += batch.numRows;
+    expect(rows).toBe(20);
+    expect(store.totalCalls).toBe(1);
+  });
+
   it("a hint smaller than the footer costs a second GET of exactly the missing bytes", async () => {
     const hint = 1024;
     expect(layout.footerBytes + 8).toBeGreaterThan(hint);

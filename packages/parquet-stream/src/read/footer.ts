@@ -31,6 +31,15 @@ export async function readParquetFooter(
   key: string,
   options: ReadFooterOptions,
 ): Promise<FileMetaData> {
+  return (await readFooterAndTail(store, key, options)).metadata;
+}
+
+/** The footer plus the tail bytes the first GET brought back (`tailStart` = their offset in the file). */
+export async function readFooterAndTail(
+  store: ObjectStore,
+  key: string,
+  options: ReadFooterOptions,
+): Promise<{ metadata: FileMetaData; tail: Uint8Array; tailStart: number }> {
   const { size, signal } = options;
   const hint = Math.max(options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES, 8);
   if (!Number.isSafeInteger(size) || size < 12) {
@@ -68,7 +77,8 @@ export async function readParquetFooter(
     footer.set(tail, footerLength - first);
   }
   try {
-    return parquetMetadata(footer, { parsers: RAW_STAT_PARSERS, geoparquet: false });
+    const metadata = parquetMetadata(footer, { parsers: RAW_STAT_PARSERS, geoparquet: false });
+    return { metadata, tail, tailStart: size - first };
   } catch (error) {
     throw new DeltaLiteError(
       "generic",

@@ -13,7 +13,7 @@ import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodeColumnChunk } from "./column-chunk.js";
 import { readerCompressors } from "./decompressors.js";
 import { type ByteSpan, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
-import { DEFAULT_FOOTER_HINT_BYTES, readParquetFooter } from "./footer.js";
+import { DEFAULT_FOOTER_HINT_BYTES, readFooterAndTail } from "./footer.js";
 import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
 
 /** hyparquet's parsed footer; hand `reader.metadata` to the next reader of the same file. */
@@ -71,15 +71,18 @@ export async function openParquetReader(
   key: string,
   options: OpenParquetReaderOptions,
 ): Promise<ParquetReader> {
-  const metadata =
-    options.metadata ??
-    (await readParquetFooter(store, key, {
-      size: options.size,
-      footerHintBytes: options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES,
-      signal: options.signal,
-    }));
-  const compressors = await readerCompressors();
-  return new ParquetReader(store, key, options, metadata, compressors);
+  if (options.metadata) {
+    return new ParquetReader(store, key, options, options.metadata, await readerCompressors());
+  }
+  const { metadata, tail, tailStart } = await readFooterAndTail(store, key, {
+    size: options.size,
+    footerHintBytes: options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES,
+    signal: options.signal,
+  });
+  return new ParquetReader(store, key, options, metadata, await readerCompressors(), {
+    bytes: tail,
+    start: tailStart,
+  });
 }
 
 export class ParquetReader {
@@ -92,6 +95,11 @@ export class ParquetReader {
   readonly #schema: FileSchema;
   /** Shared by every fetch of this reader, read-ahead included: at most rangeGetConcurrency GETs in flight. */
   readonly #limiter: RequestLimiter;
+  /**
+   * The bytes the footer GET brought back (up to the hint). Column chunks inside them are served from
+   * memory, so a file smaller than the hint costs one GET in all.
+   */
+  readonly #tail: { bytes: Uint8Array; start: number } | undefined;
 
   constructor(
     store: ObjectStore,
@@ -99,6 +107,7 @@ export class ParquetReader {
     options: OpenParquetReaderOptions,
     metadata: ParquetMetadata,
     compressors: Compressors,
+    tail?: { bytes: Uint8Array; start: number },
   ) {
     this.store = store;
     this.key = key;
@@ -113,6 +122,7 @@ export class ParquetReader {
     }
     this.#schema = schema;
     this.#limiter = new RequestLimiter(options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY);
+    this.#tail = tail;
   }
 
   get numRows(): number {
@@ -266,13 +276,22 @@ export class ParquetReader {
         );
       }
     }
-    return fetchRanges(this.store, this.key, spans, {
+    const tail = this.#tail;
+    const inTail = (span: ByteSpan) => tail !== undefined && span.start >= tail.start;
+    const remote = spans.filter((span) => !inTail(span));
+    const fetched = await fetchRanges(this.store, this.key, remote, {
       partSizeBytes: this.#options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES,
       concurrency: this.#limiter.limit,
       limiter: this.#limiter,
       coalesceGapBytes: this.#options.rangeCoalesceGapBytes ?? DEFAULT_RANGE_COALESCE_GAP_BYTES,
       signal: signal ?? this.#options.signal,
     });
+    let next = 0;
+    return spans.map((span) =>
+      inTail(span)
+        ? tail!.bytes.subarray(span.start - tail!.start, span.end - tail!.start)
+        : fetched[next++]!,
+    );
   }
 
   #decode(rowGroup: number, nodes: ColumnNode[], fetched: Uint8Array[]): RecordBatch {
