@@ -147,7 +147,7 @@ export async function commitTransaction(
       `${table} is append-only (delta.appendOnly=true): removing data is not allowed`,
     );
   }
-  for (const a of actions) if ("add" in a) decodeLogPath(a.add.path, table);
+  validateActions(actions, newMetadata ?? snapshot.metadata, table);
   const blind = isBlindAppend(actions);
   const read: ReadSet = options.read ?? (blind ? { kind: "none" } : { kind: "table" });
   const summary = summarizeTransaction(actions, read, table);
@@ -243,7 +243,7 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
   };
   checkWriteSupport(protocol, metaData, table, "append");
   const actions: Action[] = [{ protocol }, { metaData }, ...(options.actions ?? [])];
-  for (const a of actions) if ("add" in a) decodeLogPath(a.add.path, table);
+  validateActions(actions.slice(2), metaData, table);
   const commitInfo = buildCommitInfo({
     operation: options.operation ?? "CREATE TABLE",
     operationParameters: options.operationParameters ?? {
@@ -330,6 +330,41 @@ async function readWinners(
         return out;
       }
       out.push({ version: from + i, actions: parseCommit(bytes, `${table}/${commitKey(from + i)}`) });
+    }
+  }
+}
+
+/**
+ * Checks what a commit must never contain: a caller-made commitInfo (it is built here), file paths outside
+ * the table or inside `_delta_log/`, and adds whose partition values do not name exactly the table's
+ * partition columns. Throws before anything is written.
+ */
+function validateActions(actions: readonly Action[], metadata: MetadataAction, table: string): void {
+  const partitionColumns = [...metadata.partitionColumns].sort();
+  for (const a of actions) {
+    if ("commitInfo" in a) {
+      throw new DeltaLiteError(
+        "generic",
+        `${table}: pass commitInfo fields as commit options, not as an action`,
+      );
+    }
+    if (!("add" in a) && !("remove" in a)) continue;
+    const file = "add" in a ? a.add : a.remove;
+    const key = decodeLogPath(file.path, table);
+    if (key.startsWith("_delta_log/")) {
+      throw new DeltaLiteError(
+        "invalid_path",
+        `${table}: data file path ${JSON.stringify(file.path)} is inside _delta_log`,
+      );
+    }
+    if ("add" in a) {
+      const given = Object.keys(a.add.partitionValues).sort();
+      if (given.length !== partitionColumns.length || given.some((c, i) => c !== partitionColumns[i])) {
+        throw new DeltaLiteError(
+          "schema_mismatch",
+          `${table}: add ${JSON.stringify(a.add.path)} has partition values for [${given.join(", ")}] but the table is partitioned by [${partitionColumns.join(", ")}]`,
+        );
+      }
     }
   }
 }

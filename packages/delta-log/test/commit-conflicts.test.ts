@@ -223,3 +223,48 @@ describe("conflict checks when two writers race for the same version", () => {
     expect(error).toMatchObject({ kind: "conflict", retryable: true, winningVersion: 2 });
   });
 });
+
+describe("commit validation (nothing is written when it fails)", () => {
+  it.each([
+    [
+      "an add without the partition column",
+      () => ({
+        add: { path: "x.parquet", partitionValues: {}, size: 1, modificationTime: 1, dataChange: true },
+      }),
+      "schema_mismatch",
+    ],
+    [
+      "an add with an extra partition column",
+      () => ({
+        add: {
+          path: "x.parquet",
+          partitionValues: { day: "1", other: "2" },
+          size: 1,
+          modificationTime: 1,
+          dataChange: true,
+        },
+      }),
+      "schema_mismatch",
+    ],
+    ["an add outside the table", () => add("../escape", "1"), "invalid_path"],
+    [
+      "an add inside _delta_log",
+      () => ({
+        add: {
+          path: "_delta_log/x.parquet",
+          partitionValues: { day: "1" },
+          size: 1,
+          modificationTime: 1,
+          dataChange: true,
+        },
+      }),
+      "invalid_path",
+    ],
+    ["a caller-made commitInfo", () => ({ commitInfo: { operation: "WRITE" } }), "generic"],
+  ] as const)("refuses %s", async (_name, action, kind) => {
+    const { store, a } = await twoWriters();
+    const error = await commitTransaction(a, [action() as Action], { operation: "WRITE" }).catch((e) => e);
+    expect(error).toMatchObject({ kind });
+    expect((await Snapshot.open(store)).version).toBe(1);
+  });
+});
