@@ -39,10 +39,14 @@ export class EncodedKeys {
     readonly signature: string,
     readonly hasherId: string,
     readonly length: number,
-    private readonly bytes: Uint8Array,
-    /** Row i is bytes[offsets[i], offsets[i+1]); undefined: fixed cells of `width` bytes. */
-    private readonly offsets: Int32Array | undefined,
-    private readonly width: number,
+    /** @internal Canonical bytes of all rows (see `keyBytes`). */
+    readonly bytes: Uint8Array,
+    /** @internal Row i is bytes[offsets[i], offsets[i+1]); undefined: fixed cells of `width` bytes. */
+    readonly offsets: Int32Array | undefined,
+    /** @internal Cell width when `offsets` is undefined. */
+    readonly width: number,
+    /** @internal Single-column 8-byte keys: the same bytes as (lo, hi) word pairs. */
+    readonly words: Uint32Array | undefined,
     hashWords: Uint32Array,
     nullKeys: Uint8Array | undefined,
     private readonly render: (row: number) => string,
@@ -203,6 +207,7 @@ export function encodeKeys(
       bytes,
       offsets,
       width,
+      column.kind === "fixed" ? column.words : undefined,
       hashWords,
       nullKeys,
       render,
@@ -264,6 +269,7 @@ export function encodeKeys(
     bytes,
     offsets,
     0,
+    undefined,
     hashWords,
     anyNull ? nullKeys : undefined,
     render,

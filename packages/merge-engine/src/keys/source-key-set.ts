@@ -113,26 +113,47 @@ export class SourceKeySet {
 
   /** The entry index of the set key equal to `keys[row]`, or -1 (always -1 for a NULL key). */
   find(keys: EncodedKeys, row: number): number {
-    if (keys.isNullKey(row)) return -1;
-    const lo = keys.hashWords[2 * row] as number;
-    const hi = keys.hashWords[2 * row + 1] as number;
-    let slot = lo & this.mask;
+    const nullKeys = keys.nullKeys;
+    if (nullKeys !== undefined && nullKeys[row] === 1) return -1;
+    const hw = keys.hashWords;
+    const lo = hw[2 * row] as number;
+    const hi = hw[2 * row + 1] as number;
+    const slots = this.slots;
+    const mask = this.mask;
+    const entryHash = this.entryHash;
+    let slot = lo & mask;
     for (;;) {
-      const entry = (this.slots[slot] as number) - 1;
+      const entry = (slots[slot] as number) - 1;
       if (entry < 0) return -1;
       if (
-        this.entryHash[2 * entry] === lo &&
-        this.entryHash[2 * entry + 1] === hi &&
-        (this.parts[this.entryPart[entry] as number] as EncodedKeys).sameKey(
-          this.entryRow[entry] as number,
-          keys,
-          row,
-        )
+        entryHash[2 * entry] === lo &&
+        entryHash[2 * entry + 1] === hi &&
+        this.entryEquals(entry, keys, row)
       ) {
         return entry;
       }
-      slot = (slot + 1) & this.mask;
+      slot = (slot + 1) & mask;
     }
+  }
+
+  /** Exact comparison of an entry's canonical key with keys[row] (never trusts the hash). */
+  private entryEquals(entry: number, keys: EncodedKeys, row: number): boolean {
+    const part = this.parts[this.entryPart[entry] as number] as EncodedKeys;
+    const at = this.entryRow[entry] as number;
+    const a = part.words;
+    const b = keys.words;
+    if (a !== undefined && b !== undefined) {
+      return a[2 * at] === b[2 * row] && a[2 * at + 1] === b[2 * row + 1];
+    }
+    const ab = part.bytes;
+    const bb = keys.bytes;
+    const as = part.offsets === undefined ? at * part.width : (part.offsets[at] as number);
+    const ae = part.offsets === undefined ? as + part.width : (part.offsets[at + 1] as number);
+    const bs = keys.offsets === undefined ? row * keys.width : (keys.offsets[row] as number);
+    const be = keys.offsets === undefined ? bs + keys.width : (keys.offsets[row + 1] as number);
+    if (ae - as !== be - bs) return false;
+    for (let i = 0; i < ae - as; i++) if (ab[as + i] !== bb[bs + i]) return false;
+    return true;
   }
 
   /** True when `keys[row]` is in the set (MERGE equality: a NULL key is never in it). */

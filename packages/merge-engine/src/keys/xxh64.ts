@@ -73,18 +73,15 @@ function round(acch: number, accl: number, laneh: number, lanel: number): void {
   mul(rh, rl, P1H, P1L);
 }
 
-function u32le(b: Uint8Array, i: number): number {
-  return (
-    ((b[i] as number) |
-      ((b[i + 1] as number) << 8) |
-      ((b[i + 2] as number) << 16) |
-      ((b[i + 3] as number) << 24)) >>>
-    0
-  );
-}
-
 /** (rh, rl) = XXH64 of bytes[start, end) with the seed (seedHi, seedLo). */
-function hashRange(bytes: Uint8Array, start: number, end: number, seedHi: number, seedLo: number): void {
+function hashRange(
+  bytes: Uint8Array,
+  view: DataView,
+  start: number,
+  end: number,
+  seedHi: number,
+  seedLo: number,
+): void {
   const len = end - start;
   let i = start;
   let h: number;
@@ -104,16 +101,16 @@ function hashRange(bytes: Uint8Array, start: number, end: number, seedHi: number
     let v4l = rl;
     const limit = end - 32;
     while (i <= limit) {
-      round(v1h, v1l, u32le(bytes, i + 4), u32le(bytes, i));
+      round(v1h, v1l, view.getUint32(i + 4, true), view.getUint32(i, true));
       v1h = rh;
       v1l = rl;
-      round(v2h, v2l, u32le(bytes, i + 12), u32le(bytes, i + 8));
+      round(v2h, v2l, view.getUint32(i + 12, true), view.getUint32(i + 8, true));
       v2h = rh;
       v2l = rl;
-      round(v3h, v3l, u32le(bytes, i + 20), u32le(bytes, i + 16));
+      round(v3h, v3l, view.getUint32(i + 20, true), view.getUint32(i + 16, true));
       v3h = rh;
       v3l = rl;
-      round(v4h, v4l, u32le(bytes, i + 28), u32le(bytes, i + 24));
+      round(v4h, v4l, view.getUint32(i + 28, true), view.getUint32(i + 24, true));
       v4h = rh;
       v4l = rl;
       i += 32;
@@ -160,8 +157,8 @@ function hashRange(bytes: Uint8Array, start: number, end: number, seedHi: number
   let mid: number;
   let t: number;
   while (i + 8 <= end) {
-    kl = u32le(bytes, i);
-    kh = u32le(bytes, i + 4);
+    kl = view.getUint32(i, true);
+    kh = view.getUint32(i + 4, true);
     a0 = kl & 0xffff;
     a1 = kl >>> 16;
     m1 = a1 * 0xeb4f;
@@ -221,7 +218,7 @@ function hashRange(bytes: Uint8Array, start: number, end: number, seedHi: number
     i += 8;
   }
   if (i + 4 <= end) {
-    kl = u32le(bytes, i);
+    kl = view.getUint32(i, true);
     a0 = kl & 0xffff;
     a1 = kl >>> 16;
     m1 = a1 * 0xca87;
@@ -471,8 +468,9 @@ export function xxh64Ranges(
   seed: Seed64,
   out: Uint32Array,
 ): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < count; k++) {
-    hashRange(bytes, offsets[k] as number, offsets[k + 1] as number, seed.hi, seed.lo);
+    hashRange(bytes, view, offsets[k] as number, offsets[k + 1] as number, seed.hi, seed.lo);
     out[2 * k] = rl;
     out[2 * k + 1] = rh;
   }
@@ -486,8 +484,9 @@ export function xxh64Fixed(
   seed: Seed64,
   out: Uint32Array,
 ): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < count; k++) {
-    hashRange(bytes, k * width, k * width + width, seed.hi, seed.lo);
+    hashRange(bytes, view, k * width, k * width + width, seed.hi, seed.lo);
     out[2 * k] = rl;
     out[2 * k + 1] = rh;
   }
@@ -496,6 +495,13 @@ export function xxh64Fixed(
 /** XXH64 of one byte array as a bigint (convenience for tests and single keys). */
 export function xxh64(bytes: Uint8Array, seed: bigint = 0n): bigint {
   const s = seed64(seed);
-  hashRange(bytes, 0, bytes.length, s.hi, s.lo);
+  hashRange(
+    bytes,
+    new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    0,
+    bytes.length,
+    s.hi,
+    s.lo,
+  );
   return (BigInt(rh) << 32n) | BigInt(rl);
 }
