@@ -5,6 +5,7 @@
  * forms Spark writes (`1.0E20`, ISO-8601 timestamps, seconds without fraction).
  */
 import { DeltaLiteError } from "@deltalite/errors";
+import { formatDate } from "../stats/stat-values.js";
 
 /**
  * A typed partition value. string → string; byte/short/integer/float/double → number; long → bigint;
@@ -164,11 +165,6 @@ function parseDecimal(text: string, scale: number, type: string): bigint {
   return sign === "-" ? -digits : digits;
 }
 
-function formatDate(days: number): string {
-  const { year, month, day } = civilFromDays(days);
-  return `${formatYear(year)}-${pad2(month)}-${pad2(day)}`;
-}
-
 /** `%Y-%m-%d %H:%M:%S%.6f` of a microsecond count (UTC wall clock). */
 export function formatTimestampMicros(micros: bigint): string {
   let days = micros / MICROS_PER_DAY;
@@ -229,25 +225,6 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
   return era * 146097 + doe - 719468;
-}
-
-function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp + (mp < 10 ? 3 : -9);
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
-function formatYear(year: number): string {
-  if (year < 0) return `-${String(-year).padStart(4, "0")}`;
-  return year > 9999 ? `+${year}` : String(year).padStart(4, "0");
 }
 
 const pad2 = (n: number) => String(n).padStart(2, "0");

@@ -24,7 +24,7 @@ import type { ParquetCodec } from "@deltalite/parquet-stream";
 import { Field, type RecordBatch, Schema } from "apache-arrow";
 import { alignBatch, planAlignment } from "./align.js";
 import { type BatchSource, peekBatches } from "./input.js";
-import { writeDataFiles } from "./write-files.js";
+import { type WrittenAdds, writeDataFiles } from "./write-files.js";
 
 export interface WriteOptions {
   mode?: "append" | "overwrite" | undefined;
@@ -142,15 +142,7 @@ export async function writeNewTable(
     await Promise.allSettled(written.adds.map((a) => store.delete(decodeURIComponent(a.path))));
     throw error;
   }
-  return {
-    version: commit.version,
-    filesAdded: written.adds.length,
-    filesRemoved: 0,
-    rowsWritten: written.rows,
-    bytesWritten: written.bytes,
-    ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
-    commit,
-  };
+  return resultOf(commit, written, 0);
 }
 
 /** Appends to or overwrites an existing table in one commit. */
@@ -241,10 +233,14 @@ export async function writeExistingTable(
     await Promise.allSettled(written.adds.map((a) => store.delete(decodeURIComponent(a.path))));
     throw error;
   }
+  return resultOf(commit, written, removes.length);
+}
+
+function resultOf(commit: CommitResult, written: WrittenAdds, filesRemoved: number): WriteResult {
   return {
     version: commit.version,
     filesAdded: written.adds.length,
-    filesRemoved: removes.length,
+    filesRemoved,
     rowsWritten: written.rows,
     bytesWritten: written.bytes,
     ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
