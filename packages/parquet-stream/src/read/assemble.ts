@@ -10,37 +10,28 @@ import { type Data, type DataType, makeData, type Struct } from "apache-arrow";
 import type { ByteArrayValues, DecodedPage, DictionaryByteArrayValues } from "./column-chunk.js";
 import type { ColumnNode, LeafNode, ListNode, StructNode } from "./schema.js";
 
-/** Growable slot validity (one byte per slot while building). */
+/** Slot validity, one byte per slot, in a buffer sized up front to the level count (no growth). */
 class SlotBuilder {
   valid: Uint8Array;
   length = 0;
   nullCount = 0;
   constructor(capacity: number) {
-    this.valid = new Uint8Array(Math.max(capacity, 16));
+    this.valid = new Uint8Array(capacity);
   }
-  push(isValid: boolean): void {
-    if (this.length === this.valid.length) {
-      const grown = new Uint8Array(this.valid.length * 2);
-      grown.set(this.valid);
-      this.valid = grown;
-    }
+  append(isValid: boolean): void {
     this.valid[this.length++] = isValid ? 1 : 0;
     if (!isValid) this.nullCount++;
   }
 }
 
+/** List offsets in a buffer sized up front to the level count + 1. */
 class OffsetBuilder {
   offsets: Int32Array;
   length = 0;
   constructor(capacity: number) {
-    this.offsets = new Int32Array(Math.max(capacity, 16));
+    this.offsets = new Int32Array(capacity);
   }
-  push(offset: number): void {
-    if (this.length === this.offsets.length) {
-      const grown = new Int32Array(this.offsets.length * 2);
-      grown.set(this.offsets);
-      this.offsets = grown;
-    }
+  append(offset: number): void {
     this.offsets[this.length++] = offset;
   }
 }
@@ -51,7 +42,6 @@ interface StructState {
 interface ListState {
   slots: SlotBuilder;
   offsets: OffsetBuilder;
-  elements: number;
 }
 
 /**
@@ -75,59 +65,65 @@ export function assembleColumn(
   const leafMasks = new Map<LeafNode, SlotBuilder>();
   walkLeaves(node, [], (leaf, path) => {
     const pages = pagesByLeaf.get(leaf.columnIndex) ?? [];
-    const owners: (StructState | ListState | null)[] = path.map((p) => {
-      if (p.kind === "struct" && !structStates.has(p)) {
-        const state = { slots: new SlotBuilder(numRows) };
-        structStates.set(p, state);
-        return state;
-      }
-      if (p.kind === "list" && !listStates.has(p)) {
-        const state = {
-          slots: new SlotBuilder(numRows),
-          offsets: new OffsetBuilder(numRows + 1),
-          elements: 0,
-        };
-        listStates.set(p, state);
-        return state;
-      }
-      return null;
-    });
-    const mask = new SlotBuilder(numRows);
-    leafMasks.set(leaf, mask);
+    // Every level entry makes at most one slot per node, so the level count bounds every builder.
+    let totalLevels = 0;
+    for (const page of pages) totalLevels += page.numLevels;
     const depth = path.length;
+    // Per-depth parameters in flat arrays (the loop below runs once per level entry per node).
+    const role = new Uint8Array(depth); // 0: built by an earlier leaf, 1: list to build, 2: struct to build
+    const slotRep = new Int32Array(depth);
+    const slotDef = new Int32Array(depth);
+    const nodeDef = new Int32Array(depth);
+    const elementRep = new Int32Array(depth);
+    const elementDef = new Int32Array(depth);
+    const slots: SlotBuilder[] = [];
+    const offsets: OffsetBuilder[] = [];
+    const elements = new Int32Array(depth);
+    path.forEach((p, k) => {
+      slotRep[k] = p.slotRep;
+      slotDef[k] = p.slotDef;
+      nodeDef[k] = p.def;
+      if (p.kind === "list") {
+        elementRep[k] = p.elementRep;
+        elementDef[k] = p.elementDef;
+      }
+      const owns = p.kind === "list" ? !listStates.has(p) : !structStates.has(p);
+      const state = new SlotBuilder(owns ? totalLevels : 0);
+      const offsetState = new OffsetBuilder(owns && p.kind === "list" ? totalLevels + 1 : 0);
+      slots.push(state);
+      offsets.push(offsetState);
+      if (!owns) return;
+      if (p.kind === "list") {
+        role[k] = 1;
+        listStates.set(p, { slots: state, offsets: offsetState });
+      } else {
+        role[k] = 2;
+        structStates.set(p, { slots: state });
+      }
+    });
+    const mask = new SlotBuilder(totalLevels);
+    leafMasks.set(leaf, mask);
+    const leafRep = leaf.slotRep;
+    const leafSlotDef = leaf.slotDef;
+    const leafDef = leaf.def;
     for (const page of pages) {
       const { defs, reps, numLevels } = page;
       for (let i = 0; i < numLevels; i++) {
         const r = reps === null ? 0 : reps[i]!;
-        const d = defs === null ? leaf.def : defs[i]!;
+        const d = defs === null ? leafDef : defs[i]!;
         for (let k = 0; k < depth; k++) {
-          const p = path[k]!;
-          const owner = owners[k];
-          const slotHere = r <= p.slotRep && d >= p.slotDef;
-          if (p.kind === "list") {
-            if (owner) {
-              const state = owner as ListState;
-              if (slotHere) {
-                state.offsets.push(state.elements);
-                state.slots.push(d >= p.def);
-              }
-              if (r <= p.elementRep && d >= p.elementDef) state.elements++;
-            }
-          } else if (owner && slotHere) {
-            (owner as StructState).slots.push(d >= p.def);
+          const kind = role[k]!;
+          if (kind === 0) continue;
+          if (r <= slotRep[k]! && d >= slotDef[k]!) {
+            if (kind === 1) offsets[k]!.append(elements[k]!);
+            slots[k]!.append(d >= nodeDef[k]!);
           }
+          if (kind === 1 && r <= elementRep[k]! && d >= elementDef[k]!) elements[k]!++;
         }
-        if (r <= leaf.slotRep && d >= leaf.slotDef) mask.push(d >= leaf.def);
+        if (r <= leafRep && d >= leafSlotDef) mask.append(d >= leafDef);
       }
     }
-    for (let k = 0; k < depth; k++) {
-      const p = path[k]!;
-      const owner = owners[k];
-      if (p.kind === "list" && owner) {
-        const state = owner as ListState;
-        state.offsets.push(state.elements);
-      }
-    }
+    for (let k = 0; k < depth; k++) if (role[k] === 1) offsets[k]!.append(elements[k]!);
   });
   const build = (n: ColumnNode): Data => {
     if (n.kind === "leaf") {
@@ -180,8 +176,9 @@ function walkLeaves(
 
 /** Slot validity of a flat (non-repeated, top-level) leaf: one slot per level. */
 function flatMask(pages: DecodedPage[], def: number, numRows: number): SlotBuilder {
-  const mask = new SlotBuilder(numRows);
-  mask.valid = new Uint8Array(numRows);
+  let total = 0;
+  for (const page of pages) total += page.numLevels;
+  const mask = new SlotBuilder(Math.max(total, numRows));
   let at = 0;
   for (const page of pages) {
     const { defs, numLevels } = page;
@@ -236,19 +233,23 @@ function concatTyped<T extends Int32Array | BigInt64Array | Float32Array | Float
   return out;
 }
 
-/** Scatters `values` (non-null only) into `out` at the valid slots. */
-function scatter(
-  out: { [i: number]: number | bigint },
-  values: ArrayLike<number | bigint>,
-  slots: SlotBuilder,
-): void {
+/** Scatters 32-bit `values` (non-null only) into `out` at the valid slots (monomorphic on Int32Array). */
+function scatter32(out: Int32Array, values: Int32Array, slots: SlotBuilder): void {
   const n = slots.length;
-  if (slots.nullCount === 0) {
-    for (let i = 0; i < n; i++) out[i] = values[i]!;
-    return;
-  }
   const valid = slots.valid;
   for (let i = 0, j = 0; i < n; i++) if (valid[i]) out[i] = values[j++]!;
+}
+
+/** Scatters 64-bit `values`, as pairs of 32-bit words, into `out` at the valid slots. */
+function scatter64(out: Int32Array, values: Int32Array, slots: SlotBuilder): void {
+  const n = slots.length;
+  const valid = slots.valid;
+  for (let i = 0, j = 0; i < n; i++) {
+    if (valid[i]) {
+      out[2 * i] = values[j++]!;
+      out[2 * i + 1] = values[j++]!;
+    }
+  }
 }
 
 function materializeLeaf(leaf: LeafNode, pages: DecodedPage[], slots: SlotBuilder, fileLabel: string): Data {
@@ -273,42 +274,51 @@ function materializeLeaf(leaf: LeafNode, pages: DecodedPage[], slots: SlotBuilde
     case "int32":
     case "uint8":
     case "uint16":
-    case "uint32": {
-      const values = concatTyped(chunks, Int32Array);
-      const Ctor = {
-        int8: Int8Array,
-        int16: Int16Array,
-        int32: Int32Array,
-        uint8: Uint8Array,
-        uint16: Uint16Array,
-        uint32: Uint32Array,
-      }[leaf.conversion];
-      if (Ctor === Int32Array && nullCount === 0) return make({ data: values.subarray(0, length) });
-      const out = new Ctor(length);
-      scatter(out, values, slots);
-      return make({ data: out });
+    case "uint32":
+    case "float32": {
+      const values =
+        leaf.conversion === "float32" ? concatTyped(chunks, Float32Array) : concatTyped(chunks, Int32Array);
+      if (nullCount === 0 && (leaf.conversion === "int32" || leaf.conversion === "float32")) {
+        return make({ data: values.subarray(0, length) });
+      }
+      const words = new Int32Array(length);
+      scatter32(words, new Int32Array(values.buffer, values.byteOffset, values.length), slots);
+      switch (leaf.conversion) {
+        case "int32":
+          return make({ data: words });
+        case "uint32":
+          return make({ data: new Uint32Array(words.buffer) });
+        case "float32":
+          return make({ data: new Float32Array(words.buffer) });
+        default: {
+          const Narrow = { int8: Int8Array, int16: Int16Array, uint8: Uint8Array, uint16: Uint16Array }[
+            leaf.conversion
+          ];
+          const out = new Narrow(length);
+          out.set(words); // values are in range, so the native conversion keeps them exactly
+          return make({ data: out });
+        }
+      }
     }
     case "int64":
-    case "uint64": {
-      const values = concatTyped(chunks, BigInt64Array);
-      let out: BigInt64Array;
-      if (nullCount === 0) out = values.subarray(0, length);
-      else {
-        out = new BigInt64Array(length);
-        scatter(out, values, slots);
-      }
-      const data =
-        leaf.conversion === "uint64" ? new BigUint64Array(out.buffer, out.byteOffset, out.length) : out;
-      return make({ data });
-    }
-    case "float32":
+    case "uint64":
     case "float64": {
-      const Ctor = leaf.conversion === "float32" ? Float32Array : Float64Array;
-      const values = concatTyped(chunks, Ctor as new (n: number) => Float32Array | Float64Array);
-      if (nullCount === 0) return make({ data: values.subarray(0, length) });
-      const out = new Ctor(length);
-      scatter(out, values, slots);
-      return make({ data: out });
+      const values =
+        leaf.conversion === "float64"
+          ? concatTyped(chunks, Float64Array)
+          : concatTyped(chunks, BigInt64Array);
+      let buffer: ArrayBufferLike;
+      let byteOffset = 0;
+      if (nullCount === 0) {
+        buffer = values.buffer;
+        byteOffset = values.byteOffset;
+      } else {
+        const words = new Int32Array(length * 2);
+        scatter64(words, new Int32Array(values.buffer, values.byteOffset, values.length * 2), slots);
+        buffer = words.buffer;
+      }
+      const Wide = { int64: BigInt64Array, uint64: BigUint64Array, float64: Float64Array }[leaf.conversion];
+      return make({ data: new Wide(buffer, byteOffset, length) });
     }
     case "bool": {
       const bits = new Uint8Array((length + 7) >> 3);
