@@ -69,15 +69,29 @@ export class SourceKeySet {
           nulls++;
           continue;
         }
-        if (this.find(keys, row) >= 0) {
+        // One probe sequence: stop at an equal key (a duplicate) or at the first empty slot (insert).
+        const lo = keys.hashWords[2 * row] as number;
+        const hi = keys.hashWords[2 * row + 1] as number;
+        let slot = lo & this.mask;
+        let duplicate = false;
+        for (;;) {
+          const entry = (this.slots[slot] as number) - 1;
+          if (entry < 0) break;
+          if (
+            this.entryHash[2 * entry] === lo &&
+            this.entryHash[2 * entry + 1] === hi &&
+            this.entryEquals(entry, keys, row)
+          ) {
+            duplicate = true;
+            break;
+          }
+          slot = (slot + 1) & this.mask;
+        }
+        if (duplicate) {
           duplicates++;
           this.firstDuplicate ??= { part, row };
           continue;
         }
-        const lo = keys.hashWords[2 * row] as number;
-        const hi = keys.hashWords[2 * row + 1] as number;
-        let slot = lo & this.mask;
-        while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
         this.slots[slot] = size + 1;
         this.entryPart[size] = part;
         this.entryRow[size] = row;
