@@ -133,7 +133,10 @@ export function buildSegment(
   if (commits.size === 0 && checkpoints.size === 0) {
     throw new DeltaLiteTableNotFoundError(`no Delta table at ${table}: _delta_log has no commits`);
   }
-  const latest = Math.max(...commits.keys(), ...checkpoints.keys());
+  // Loops, not Math.max(...spread): a long log has more versions than a call has arguments.
+  let latest = -1;
+  for (const v of commits.keys()) if (v > latest) latest = v;
+  for (const v of checkpoints.keys()) if (v > latest) latest = v;
   const target = version ?? latest;
   if (target > latest) {
     throw new DeltaLiteError("not_found", `${table}: version ${target} does not exist (latest is ${latest})`);
@@ -146,7 +149,8 @@ export function buildSegment(
   for (let v = from; v <= target; v++) {
     const commit = commits.get(v);
     if (!commit) {
-      const earliest = Math.min(...commits.keys());
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const k of commits.keys()) if (k < earliest) earliest = k;
       if (!checkpoint && v === 0 && commits.size > 0 && earliest > 0) {
         throw new DeltaLiteError(
           "not_found",

@@ -189,7 +189,7 @@ export async function commitTransaction(
   }
 }
 
-/** Creates a table: version 0 with protocol (the lowest the schema and configuration need) and metaData. */
+/** Options of `createTable`. */
 export interface CreateTableOptions {
   schema: DeltaSchema;
   partitionColumns?: readonly string[] | undefined;
@@ -206,7 +206,8 @@ export interface CreateTableOptions {
 }
 
 /**
- * Writes version 0. Throws `already_exists` when the table (any version 0) exists, `schema_mismatch` for
+ * Creates a table: writes version 0 with the lowest protocol the schema and configuration need, and a new
+ * metaData (fresh table id). Throws `already_exists` when the table (any version 0) exists, `schema_mismatch` for
  * partition columns missing from the schema, `DeltaLiteUnsupportedTableError` for configuration we
  * cannot honour.
  */
