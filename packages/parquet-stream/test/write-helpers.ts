@@ -3,7 +3,18 @@
  * computes from what pyarrow / delta-rs read), read straight from Arrow buffers so it depends on nothing the
  * writer uses; plus small table builders.
  */
-import { type Data, makeData, makeVector, type RecordBatch, Table, Type, Utf8 } from "apache-arrow";
+import {
+  type Data,
+  makeData,
+  makeVector,
+  RecordBatch,
+  type Schema,
+  Struct,
+  Table,
+  Type,
+  Utf8,
+  vectorFromArray,
+} from "apache-arrow";
 
 type Canonical = null | boolean | number | string | Canonical[] | { [key: string]: Canonical };
 
@@ -131,4 +142,14 @@ export function sequenceTable(start: number, rows: number, width = 24): Table {
     payload[i] = (seed.toString(16).repeat(Math.ceil(width / 6) + 1) + i.toString(36)).slice(0, width);
   }
   return new Table({ id: makeVector(id), payload: utf8Vector(payload), x: makeVector(x) });
+}
+
+/** One batch with exactly `schema` from plain JS column values (tests only: uses vectorFromArray). */
+export function batchOf(schema: Schema, columns: Record<string, unknown[]>): RecordBatch {
+  const length = Object.values(columns)[0]?.length ?? 0;
+  const children = schema.fields.map((f) => vectorFromArray(columns[f.name] ?? [], f.type).data[0] as Data);
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }),
+  );
 }

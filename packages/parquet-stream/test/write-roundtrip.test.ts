@@ -5,11 +5,11 @@ import { isDeltaLiteError } from "@deltalite/errors";
 import { CountingStore, LocalFileStore, listAll, openStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
-import { type RecordBatch, tableFromIPC } from "apache-arrow";
+import { Field, Int32, Int64, type RecordBatch, Schema, Struct, tableFromIPC } from "apache-arrow";
 import { parquetMetadata } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CREATED_BY, FOOTER_PARSERS, type ParquetCodec, writeParquetFiles } from "../src/index.js";
-import { canonicalRows, sequenceTable } from "./write-helpers.js";
+import { batchOf, canonicalRows, sequenceTable } from "./write-helpers.js";
 
 interface CanonicalFiles {
   rows: Record<string, unknown>[];
@@ -265,6 +265,35 @@ describe("writeParquetFiles: failures", () => {
     }).catch((e: unknown) => e);
     expect(isDeltaLiteError(error) && error.kind).toBe("aborted");
     expect(await listAll(store, "")).toEqual([]);
+  });
+
+  it("rejects nulls in a column declared non-nullable (at any depth) with schema_mismatch", async () => {
+    const store = new LocalFileStore(join(dir, "non-null"));
+    const schema = new Schema([
+      new Field("id", new Int64(), false),
+      new Field("s", new Struct([new Field("a", new Int32(), false)]), true),
+    ]);
+    const good = batchOf(schema, { id: [1n, 2n], s: [{ a: 1 }, { a: 2 }] });
+    const badTop = batchOf(schema, { id: [1n, null], s: [{ a: 1 }, null] });
+    const badNested = batchOf(schema, { id: [1n, 2n], s: [{ a: 1 }, { a: null }] });
+    for (const bad of [badTop, badNested]) {
+      const error = await writeParquetFiles(store, [good, bad], {
+        schema,
+        nextKey: keys("d"),
+      }).catch((e: unknown) => e);
+      expect(isDeltaLiteError(error) && error.kind).toBe("schema_mismatch");
+    }
+    expect(await listAll(store, "")).toEqual([]);
+  });
+
+  it("accepts batches whose nullability flags differ from the schema's when they hold no nulls: every row lands", async () => {
+    const store = new LocalFileStore(join(dir, "relabel"));
+    const nullable = new Schema([new Field("id", new Int64(), true)]);
+    const required = new Schema([new Field("id", new Int64(), false)]);
+    const batches = [batchOf(required, { id: [1n, 2n] }), batchOf(nullable, { id: [3n, null] })];
+    const files = await writeParquetFiles(store, batches, { schema: nullable, nextKey: keys("d") });
+    expect(files.map((f) => f.numRows)).toEqual([4]);
+    expect(Number(files[0]!.metadata.num_rows)).toBe(4);
   });
 
   it("writes no object for an input without rows", async () => {

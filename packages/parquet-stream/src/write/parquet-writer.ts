@@ -174,6 +174,15 @@ async function writeOneFile(
     if (inputFailure !== undefined) throw inputFailure;
     const { size, tail } = await sink.finish();
     const metadata = await parseFooter(store, key, size, tail, options.signal);
+    if (Number(metadata.num_rows) !== numRows) {
+      // parquet-wasm's stream transform drops batches it fails to encode without reporting it: never hand
+      // out a file that lost rows.
+      await store.delete(key).catch(() => undefined);
+      throw new DeltaLiteError(
+        "generic",
+        `parquet encoder wrote ${metadata.num_rows} of ${numRows} rows into ${key}; the file was removed`,
+      );
+    }
     return { key, size, numRows, metadata };
   } catch (caught) {
     const error = inputFailure ?? caught;

@@ -4,7 +4,15 @@
  * holds one slice plus the row group being encoded. The batch crosses into WASM as an Arrow IPC stream.
  */
 import { DeltaLiteSchemaMismatchError } from "@deltalite/errors";
-import { type Data, type RecordBatch, RecordBatchStreamWriter, type Schema } from "apache-arrow";
+import {
+  type Data,
+  type Field,
+  makeData,
+  RecordBatch,
+  RecordBatchStreamWriter,
+  type Schema,
+  Struct,
+} from "apache-arrow";
 import * as wasm from "parquet-wasm";
 
 /** Upper bound of the decoded bytes handed to parquet-rs in one batch. */
@@ -38,6 +46,40 @@ function describe(schema: Schema): string {
   return schema.fields.map((f) => `${f.name}: ${String(f.type)}`).join(", ");
 }
 
+/** Throws `schema_mismatch` when a field declared non-nullable (at any depth) holds nulls. */
+function checkNullability(field: Field, data: Data, path: string): void {
+  if (!field.nullable && data.nullCount > 0) {
+    throw new DeltaLiteSchemaMismatchError(
+      `column ${path} is declared non-nullable but holds ${data.nullCount} nulls`,
+    );
+  }
+  const children = (field.type.children ?? []) as Field[];
+  children.forEach((child, i) => {
+    const childData = data.children[i];
+    if (childData) checkNullability(child, childData, `${path}.${child.name}`);
+  });
+}
+
+/**
+ * The batch re-labelled with the writer's schema (names, types, nullability and metadata all identical), so
+ * that parquet-rs, which takes the first batch's schema for the file, accepts every batch. Throws
+ * `schema_mismatch` when the columns' names or types differ, or a non-nullable column holds nulls.
+ */
+export function conformBatch(expected: Schema, batch: RecordBatch): RecordBatch {
+  checkBatchSchema(expected, batch);
+  expected.fields.forEach((field, i) => {
+    checkNullability(field, batch.data.children[i] as Data, field.name);
+  });
+  if (batch.schema === expected) return batch;
+  const data = makeData({
+    type: new Struct(expected.fields),
+    length: batch.numRows,
+    nullCount: 0,
+    children: batch.data.children,
+  });
+  return new RecordBatch(expected, data);
+}
+
 /** Throws `schema_mismatch` when a batch's columns differ from the writer's schema in names or types. */
 export function checkBatchSchema(expected: Schema, batch: RecordBatch): void {
   const actual = batch.schema;
@@ -69,9 +111,9 @@ export async function* wasmSlices(
   limits: { maxSliceBytes: number; maxSliceRows: number },
   signal: AbortSignal | undefined,
 ): AsyncGenerator<wasm.RecordBatch> {
-  for await (const batch of batches) {
+  for await (const input of batches) {
     signal?.throwIfAborted();
-    checkBatchSchema(schema, batch);
+    const batch = conformBatch(schema, input);
     const rows = batch.numRows;
     if (rows === 0) continue;
     const bytesPerRow = Math.max(1, batchDecodedBytes(batch) / rows);
