@@ -16,13 +16,16 @@ def _read_ipc(path):
         return ipc.open_file(source).read_all()
 
 
-def _merge_once(target, source, keys):
-    """MERGE `source` into a fresh table holding `target`; returns the result's (__tid, __sid) rows."""
+def _merge_once(target, source, keys, target_files=1):
+    """MERGE `source` into a fresh table holding `target` (written as `target_files` appends, so files
+    carry their own min/max stats); returns the result's (__tid, __sid) rows."""
     from deltalake import DeltaTable, write_deltalake
 
     root = tempfile.mkdtemp(prefix="deltalite-merge-keys-")
     try:
-        write_deltalake(root, target, mode="append")
+        step = max(1, -(-target.num_rows // max(1, target_files)))
+        for start in range(0, max(target.num_rows, 1), step):
+            write_deltalake(root, target.slice(start, step), mode="append")
         predicate = " AND ".join(f't."{k}" = s."{k}"' for k in keys)
         (
             DeltaTable(root)
@@ -37,7 +40,7 @@ def _merge_once(target, source, keys):
 
 
 def op_merge_key_matches(args):
-    """args: {target: IPC path, source: IPC path, keys: [column names]}. Both tables hold the key columns
+    """args: {target: IPC path, source: IPC path, keys: [column names], target_files?: int (default 1)}. Both tables hold the key columns
     (same names and types). The target gets a row id `__tid`, the source a row id `__sid`; the target is
     written with write_deltalake and the source merged into it with predicate `t.k = s.k AND ...`,
     `when_matched_update(__sid = s.__sid)` and `when_not_matched_insert_all`.
@@ -54,16 +57,17 @@ def op_merge_key_matches(args):
     target = target.append_column("__sid", pa.nulls(target.num_rows, pa.int64()))
     source = source.append_column("__tid", pa.nulls(source.num_rows, pa.int64()))
     source = source.append_column("__sid", pa.array(range(source.num_rows), pa.int64()))
+    files = int(args.get("target_files", 1))
     mode = "batch"
     try:
-        rows = _merge_once(target, source, keys)
+        rows = _merge_once(target, source, keys, files)
     except Exception as error:  # deltalake raises a generic DeltaError; branch on its documented message
         if "multiple source rows" not in str(error):
             raise
         mode = "per_row"
         rows = []
         for sid in range(source.num_rows):
-            rows.extend(r for r in _merge_once(target, source.slice(sid, 1), keys) if r["__sid"] is not None)
+            rows.extend(r for r in _merge_once(target, source.slice(sid, 1), keys, files) if r["__sid"] is not None)
     matches, inserted = set(), set()
     for row in rows:
         tid, sid = row["__tid"], row["__sid"]

@@ -1,7 +1,8 @@
 /**
  * Key equality = delta-rs MERGE's, proven through the oracle: for every key type (and composite keys with
  * NULLs) a target table and a source batch holding the same edge-case values go through a real delta-rs
- * 1.6.6 MERGE (`t.k = s.k [AND ...]`); the set of (target row, source row) pairs it matched must equal the
+ * 1.6.6 MERGE (`t.k = s.k [AND ...]`) — the target once as one file and once as three (so delta-rs's
+ * file pruning by per-file min/max stats takes part); the set of (target row, source row) pairs it matched must equal the
  * pairs our canonical encoding calls equal, the source rows it inserted must be those our SourceKeySet
  * does not hold, and our duplicate count must equal the number of source rows MERGE matched to a target
  * row an earlier source row also matched.
@@ -145,7 +146,11 @@ describe("primary-key equality equals delta-rs MERGE", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.each([...singleColumnCases, ...compositeCases])("$name", async (c) => {
+  const cases = [...singleColumnCases, ...compositeCases].flatMap((c) => [
+    { ...c, targetFiles: 1 },
+    { ...c, targetFiles: 3 },
+  ]);
+  it.each(cases)("$name (target in $targetFiles file(s))", async (c) => {
     const batch = batchFor(c);
     const keyColumns = c.columns.map(([name]) => name);
     const file = join(dir, `${c.name.replace(/[^a-z0-9]+/gi, "_")}.arrow`);
