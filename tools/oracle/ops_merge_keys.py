@@ -27,6 +27,7 @@ def _merge_once(target, source, keys, target_files=1):
         for start in range(0, max(target.num_rows, 1), step):
             write_deltalake(root, target.slice(start, step), mode="append")
         predicate = " AND ".join(f't."{k}" = s."{k}"' for k in keys)
+        files = len(DeltaTable(root).file_uris())
         (
             DeltaTable(root)
             .merge(source, predicate, source_alias="s", target_alias="t")
@@ -34,7 +35,7 @@ def _merge_once(target, source, keys, target_files=1):
             .when_not_matched_insert_all()
             .execute()
         )
-        return DeltaTable(root).to_pyarrow_table(columns=["__tid", "__sid"]).to_pylist()
+        return files, DeltaTable(root).to_pyarrow_table(columns=["__tid", "__sid"]).to_pylist()
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -49,7 +50,8 @@ def op_merge_key_matches(args):
     row is merged on its own into a fresh copy of the target (mode "per_row"), so the result is still the
     whole join relation.
 
-    Returns {"matches": [[tid, sid], ...] sorted, "inserted": [sid, ...] sorted, "mode": "batch"|"per_row"}."""
+    Returns {"matches": [[tid, sid], ...] sorted, "inserted": [sid, ...] sorted, "mode": "batch"|"per_row",
+    "target_files": number of data files the target table had}."""
     keys = args["keys"]
     target = _read_ipc(args["target"]).select(keys)
     source = _read_ipc(args["source"]).select(keys)
@@ -58,16 +60,18 @@ def op_merge_key_matches(args):
     source = source.append_column("__tid", pa.nulls(source.num_rows, pa.int64()))
     source = source.append_column("__sid", pa.array(range(source.num_rows), pa.int64()))
     files = int(args.get("target_files", 1))
+    written = 0
     mode = "batch"
     try:
-        rows = _merge_once(target, source, keys, files)
+        written, rows = _merge_once(target, source, keys, files)
     except Exception as error:  # deltalake raises a generic DeltaError; branch on its documented message
         if "multiple source rows" not in str(error):
             raise
         mode = "per_row"
         rows = []
         for sid in range(source.num_rows):
-            rows.extend(r for r in _merge_once(target, source.slice(sid, 1), keys, files) if r["__sid"] is not None)
+            written, merged = _merge_once(target, source.slice(sid, 1), keys, files)
+            rows.extend(r for r in merged if r["__sid"] is not None)
     matches, inserted = set(), set()
     for row in rows:
         tid, sid = row["__tid"], row["__sid"]
@@ -75,7 +79,12 @@ def op_merge_key_matches(args):
             matches.add((tid, sid))
         elif sid is not None:
             inserted.add(sid)
-    return {"matches": sorted(list(m) for m in matches), "inserted": sorted(inserted), "mode": mode}
+    return {
+        "matches": sorted(list(m) for m in matches),
+        "inserted": sorted(inserted),
+        "mode": mode,
+        "target_files": written,
+    }
 
 
 def op_xxh64_reference(args):

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { type RecordBatch, Table, tableToIPC } from "apache-arrow";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeKeys, SourceKeySet } from "../src/index.js";
 import { batchOf, column, type KeyTypeName, type KeyValue } from "./arrow-columns.js";
@@ -151,18 +152,65 @@ describe("primary-key equality equals delta-rs MERGE", () => {
     { ...c, targetFiles: 3 },
   ]);
   it.each(cases)("$name (target in $targetFiles file(s))", async (c) => {
+    await checkAgainstMerge(c, c.targetFiles);
+  });
+
+  // Random values beyond the hand-picked edge cases: doubles drawn from random bit patterns mixed with
+  // NaN/zero/inf variants, and composite keys over small domains (many equal keys, NULLs).
+  const specialDoubles = Object.values(F64);
+  const doubleArb = fc.oneof(fc.constantFrom(...specialDoubles), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }));
+  const randomCases: Case[] = fc
+    .sample(
+      fc.record({
+        d: fc.array(fc.option(doubleArb, { freq: 6 }), { minLength: 20, maxLength: 20 }),
+        id: fc.array(fc.option(fc.bigInt({ min: -3n, max: 3n }), { freq: 6 }), {
+          minLength: 20,
+          maxLength: 20,
+        }),
+        s: fc.array(fc.option(fc.constantFrom("", "a", "b", "\u00e9"), { freq: 6 }), {
+          minLength: 20,
+          maxLength: 20,
+        }),
+      }),
+      { numRuns: 4, seed: 20261130 },
+    )
+    .flatMap(
+      (r, i) =>
+        [
+          { name: `random doubles #${i}`, columns: [["k", "double", r.d]] },
+          {
+            name: `random long + string + double #${i}`,
+            columns: [
+              ["k0", "long", r.id],
+              ["k1", "string", r.s],
+              ["k2", "double", r.d.map((v, j) => (j % 2 === 0 ? v : F64.one))],
+            ],
+          },
+        ] as Case[],
+    );
+  it.each(randomCases)("$name", async (c) => {
+    await checkAgainstMerge(c, 2);
+  });
+
+  async function checkAgainstMerge(c: Case, targetFiles: number): Promise<void> {
     const batch = batchFor(c);
     const keyColumns = c.columns.map(([name]) => name);
     const file = join(dir, `${c.name.replace(/[^a-z0-9]+/gi, "_")}.arrow`);
     await writeFile(file, tableToIPC(new Table(batch), "file"));
-    const result = await oracle.call<{ matches: Array<[number, number]>; inserted: number[]; mode: string }>(
-      "merge_key_matches",
-      {
-        target: file,
-        source: file,
-        keys: keyColumns,
-      },
-    );
+    const result = await oracle.call<{
+      matches: Array<[number, number]>;
+      inserted: number[];
+      mode: string;
+      target_files: number;
+    }>("merge_key_matches", {
+      target: file,
+      source: file,
+      keys: keyColumns,
+      target_files: targetFiles,
+    });
+    expect(result.matches.length + result.inserted.length).toBeGreaterThan(0);
+    const perFile = Math.ceil(batch.numRows / targetFiles);
+    expect(result.target_files).toBe(Math.ceil(batch.numRows / perFile));
 
     const keys = encodeKeys(batch, keyColumns);
     const ours: Array<[number, number]> = [];
@@ -191,5 +239,5 @@ describe("primary-key equality equals delta-rs MERGE", () => {
     for (const sources of matchedBy.values()) for (const s of sources.slice(1)) duplicates.add(s);
     expect(set.duplicateRows).toBe(duplicates.size);
     expect(set.nullKeyRows).toBe(keys.nullKeyCount);
-  });
+  }
 });
