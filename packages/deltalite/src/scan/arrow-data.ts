@@ -1,0 +1,325 @@
+/**
+ * Arrow column surgery for scans: an all-null column of any type (columns a file lacks after schema
+ * evolution), conforming a column decoded from a file to the table's Arrow type (struct fields matched by
+ * name with missing ones null-filled, list/map element names, timestamp units, integer/float widening,
+ * decimal rescale), and taking the selected rows of a column of any type (the row filter).
+ */
+
+import { DeltaLiteError } from "@deltalite/errors";
+import { constantData } from "@deltalite/parquet-stream";
+import { type Data, type DataType, type Field, makeData, TimeUnit, Type } from "apache-arrow";
+
+const bitmapBytes = (length: number) => (length + 7) >> 3;
+
+/** A column of `length` nulls of `type`. */
+export function nullData(type: DataType, length: number): Data {
+  const nullBitmap = new Uint8Array(bitmapBytes(length));
+  switch (type.typeId) {
+    case Type.Struct:
+      return makeData({
+        type,
+        length,
+        nullCount: length,
+        nullBitmap,
+        children: (type.children as Field[]).map((f) => nullData(f.type, length)),
+      } as never) as Data;
+    case Type.List:
+    case Type.Map:
+      return makeData({
+        type,
+        length,
+        nullCount: length,
+        nullBitmap,
+        valueOffsets: new Int32Array(length + 1),
+        child: nullData((type.children[0] as Field).type, 0),
+      } as never) as Data;
+    case Type.FixedSizeBinary: {
+      const { byteWidth } = type as unknown as { byteWidth: number };
+      return makeData({
+        type,
+        length,
+        nullCount: length,
+        nullBitmap,
+        data: new Uint8Array(length * byteWidth),
+      } as never) as Data;
+    }
+    default:
+      return constantData({ name: "null", type, value: null }, length);
+  }
+}
+
+function retype(data: Data, type: DataType, children?: Data[]): Data {
+  return data.clone(
+    type,
+    data.offset,
+    data.length,
+    data.nullCount,
+    undefined,
+    children ?? data.children,
+  ) as Data;
+}
+
+function fieldOf(type: DataType, index: number): Field {
+  return type.children[index] as Field;
+}
+
+const UNIT_FACTOR: Record<number, bigint> = {
+  [TimeUnit.SECOND]: 1n,
+  [TimeUnit.MILLISECOND]: 1_000n,
+  [TimeUnit.MICROSECOND]: 1_000_000n,
+  [TimeUnit.NANOSECOND]: 1_000_000_000n,
+};
+
+function withValues(data: Data, type: DataType, values: ArrayLike<unknown>): Data {
+  return makeData({
+    type,
+    length: data.length,
+    nullCount: data.nullCount,
+    nullBitmap: data.nullCount > 0 ? copyBitmap(data) : undefined,
+    data: values,
+  } as never) as Data;
+}
+
+/** The validity bits of `data` starting at bit 0 (its offset folded in). */
+function copyBitmap(data: Data): Uint8Array {
+  const out = new Uint8Array(bitmapBytes(data.length));
+  const bits = data.nullBitmap;
+  if (!bits || bits.length === 0) return out.fill(0xff);
+  for (let i = 0; i < data.length; i++) {
+    const pos = data.offset + i;
+    if (bits[pos >> 3]! & (1 << (pos & 7))) out[i >> 3]! |= 1 << (i & 7);
+  }
+  return out;
+}
+
+/**
+ * `data` (decoded from a file, of `data.type`) as a column of the table's `target` type. Throws
+ * `unsupported` when the file's type cannot be read as the table's.
+ */
+export function conformData(data: Data, target: DataType, label: string): Data {
+  const source = data.type;
+  const cannot = () =>
+    new DeltaLiteError(
+      "unsupported",
+      `${label}: the file holds ${String(source)}, which cannot be read as the table's ${String(target)}`,
+    );
+  switch (target.typeId) {
+    case Type.Struct: {
+      if (source.typeId !== Type.Struct) throw cannot();
+      const sourceFields = source.children as Field[];
+      const children = (target.children as Field[]).map((field) => {
+        const at = sourceFields.findIndex((f) => f.name === field.name);
+        return at < 0
+          ? nullData(field.type, data.length)
+          : conformData(data.children[at]!, field.type, `${label}.${field.name}`);
+      });
+      return retype(data, target, children);
+    }
+    case Type.List: {
+      if (source.typeId !== Type.List) throw cannot();
+      const child = conformData(data.children[0]!, fieldOf(target, 0).type, `${label}[]`);
+      return retype(data, target, [child]);
+    }
+    case Type.Map: {
+      if (source.typeId !== Type.Map) throw cannot();
+      const entries = data.children[0]!;
+      const targetEntries = fieldOf(target, 0).type;
+      const [key, value] = entries.children as [Data, Data];
+      const conformed = retype(entries, targetEntries, [
+        conformData(key, fieldOf(targetEntries, 0).type, `${label}.key`),
+        conformData(value, fieldOf(targetEntries, 1).type, `${label}.value`),
+      ]);
+      return retype(data, target, [conformed]);
+    }
+    case Type.Int: {
+      const t = target as unknown as { bitWidth: number; isSigned: boolean };
+      if (source.typeId !== Type.Int) throw cannot();
+      const s = source as unknown as { bitWidth: number; isSigned: boolean };
+      if (s.bitWidth === t.bitWidth && s.isSigned === t.isSigned) return retype(data, target);
+      if (!t.isSigned || s.bitWidth > t.bitWidth || (!s.isSigned && s.bitWidth >= t.bitWidth)) throw cannot();
+      const from = data.values as ArrayLike<number | bigint>;
+      const out = makeData({ type: target, length: 0 } as never) as Data;
+      const Ctor = (out.values as { constructor: new (n: number) => { [i: number]: unknown } }).constructor;
+      const values = new Ctor(data.length);
+      const wide = t.bitWidth === 64;
+      for (let i = 0; i < data.length; i++) values[i] = wide ? BigInt(from[i]!) : Number(from[i]!);
+      return withValues(data, target, values as ArrayLike<unknown>);
+    }
+    case Type.Float: {
+      if (source.typeId === Type.Float) {
+        const s = (source as unknown as { precision: number }).precision;
+        const t = (target as unknown as { precision: number }).precision;
+        if (s === t) return retype(data, target);
+        if (t === 2 && s === 1)
+          return withValues(data, target, Float64Array.from(data.values as Float32Array));
+        throw cannot();
+      }
+      if (source.typeId === Type.Int && (target as unknown as { precision: number }).precision === 2) {
+        const from = data.values as ArrayLike<number | bigint>;
+        const values = new Float64Array(data.length);
+        for (let i = 0; i < data.length; i++) values[i] = Number(from[i]!);
+        return withValues(data, target, values);
+      }
+      throw cannot();
+    }
+    case Type.Decimal: {
+      if (source.typeId !== Type.Decimal) throw cannot();
+      const s = source as unknown as { scale: number; bitWidth: number };
+      const t = target as unknown as { scale: number; bitWidth: number };
+      if (s.bitWidth !== 128 || t.bitWidth !== 128 || t.scale < s.scale) throw cannot();
+      if (s.scale === t.scale) return retype(data, target);
+      const factor = 10n ** BigInt(t.scale - s.scale);
+      const from = data.values as Uint32Array;
+      const words = new Uint32Array(data.length * 4);
+      for (let i = 0; i < data.length; i++) {
+        const at = i * 4;
+        const v =
+          BigInt.asIntN(
+            128,
+            BigInt(from[at]!) |
+              (BigInt(from[at + 1]!) << 32n) |
+              (BigInt(from[at + 2]!) << 64n) |
+              (BigInt(from[at + 3]!) << 96n),
+          ) * factor;
+        const u = BigInt.asUintN(128, v);
+        for (let k = 0; k < 4; k++) words[at + k] = Number((u >> BigInt(32 * k)) & 0xffffffffn);
+      }
+      return withValues(data, target, words);
+    }
+    case Type.Timestamp: {
+      const tu = (target as unknown as { unit: TimeUnit }).unit;
+      if (source.typeId === Type.Timestamp) {
+        const su = (source as unknown as { unit: TimeUnit }).unit;
+        if (su === tu) return retype(data, target);
+        const sf = UNIT_FACTOR[su]!;
+        const tf = UNIT_FACTOR[tu]!;
+        const from = data.values as BigInt64Array;
+        const values = new BigInt64Array(data.length);
+        // Coarser → finer multiplies; finer → coarser truncates toward zero (arrow's cast).
+        for (let i = 0; i < data.length; i++)
+          values[i] = sf < tf ? from[i]! * (tf / sf) : from[i]! / (sf / tf);
+        return withValues(data, target, values);
+      }
+      if (source.typeId === Type.Date && (source as unknown as { unit: number }).unit === 0) {
+        const from = data.values as Int32Array;
+        const perDay = UNIT_FACTOR[tu]! * 86_400n;
+        const values = new BigInt64Array(data.length);
+        for (let i = 0; i < data.length; i++) values[i] = BigInt(from[i]!) * perDay;
+        return withValues(data, target, values);
+      }
+      throw cannot();
+    }
+    case Type.Date: {
+      if (source.typeId !== Type.Date) throw cannot();
+      const su = (source as unknown as { unit: number }).unit;
+      const tu = (target as unknown as { unit: number }).unit;
+      if (su === tu) return retype(data, target);
+      throw cannot();
+    }
+    case Type.Utf8:
+    case Type.Binary: {
+      if (source.typeId === Type.Utf8 || source.typeId === Type.Binary) return retype(data, target);
+      if (source.typeId === Type.FixedSizeBinary && target.typeId === Type.Binary) {
+        const width = (source as unknown as { byteWidth: number }).byteWidth;
+        const offsets = new Int32Array(data.length + 1);
+        for (let i = 0; i <= data.length; i++) offsets[i] = i * width;
+        return makeData({
+          type: target,
+          length: data.length,
+          nullCount: data.nullCount,
+          nullBitmap: data.nullCount > 0 ? copyBitmap(data) : undefined,
+          valueOffsets: offsets,
+          data: (data.values as Uint8Array).subarray(0, data.length * width),
+        } as never) as Data;
+      }
+      throw cannot();
+    }
+    default:
+      if (source.typeId === target.typeId) return retype(data, target);
+      throw cannot();
+  }
+}
+
+/** The rows of `data` at `indices` (ascending), as a new column with offset 0. */
+export function takeRows(data: Data, indices: Int32Array): Data {
+  const type = data.type;
+  const length = indices.length;
+  let nullBitmap: Uint8Array | undefined;
+  let nullCount = 0;
+  if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0) {
+    nullBitmap = new Uint8Array(bitmapBytes(length));
+    const bits = data.nullBitmap;
+    for (let i = 0; i < length; i++) {
+      const pos = data.offset + indices[i]!;
+      if (bits[pos >> 3]! & (1 << (pos & 7))) nullBitmap[i >> 3]! |= 1 << (i & 7);
+      else nullCount++;
+    }
+  }
+  const base = { type, length, nullCount, nullBitmap };
+  const make = (extra: Record<string, unknown>) => makeData({ ...base, ...extra } as never) as Data;
+  switch (type.typeId) {
+    case Type.Null:
+      return makeData({ type, length } as never) as Data;
+    case Type.Bool: {
+      const values = new Uint8Array(bitmapBytes(length));
+      const from = data.values as Uint8Array;
+      for (let i = 0; i < length; i++) {
+        const pos = data.offset + indices[i]!;
+        if (from[pos >> 3]! & (1 << (pos & 7))) values[i >> 3]! |= 1 << (i & 7);
+      }
+      return make({ data: values });
+    }
+    case Type.Utf8:
+    case Type.Binary: {
+      const offsets = data.valueOffsets as Int32Array;
+      const from = data.values as Uint8Array;
+      const out = new Int32Array(length + 1);
+      let bytes = 0;
+      for (let i = 0; i < length; i++) {
+        const r = indices[i]!;
+        bytes += offsets[r + 1]! - offsets[r]!;
+        out[i + 1] = bytes;
+      }
+      const values = new Uint8Array(bytes);
+      for (let i = 0; i < length; i++) {
+        const r = indices[i]!;
+        values.set(from.subarray(offsets[r]!, offsets[r + 1]!), out[i]!);
+      }
+      return make({ valueOffsets: out, data: values });
+    }
+    case Type.Struct:
+      return make({ children: data.children.map((child) => takeRows(child, indices)) });
+    case Type.List:
+    case Type.Map: {
+      const offsets = data.valueOffsets as Int32Array;
+      const out = new Int32Array(length + 1);
+      let total = 0;
+      for (let i = 0; i < length; i++) {
+        const r = indices[i]!;
+        total += offsets[r + 1]! - offsets[r]!;
+        out[i + 1] = total;
+      }
+      const childRows = new Int32Array(total);
+      let at = 0;
+      for (let i = 0; i < length; i++) {
+        const r = indices[i]!;
+        for (let j = offsets[r]!; j < offsets[r + 1]!; j++) childRows[at++] = j;
+      }
+      return make({ valueOffsets: out, child: takeRows(data.children[0]!, childRows) });
+    }
+    default: {
+      // Fixed-width values: `stride` slots of data.values per row (values are already offset-adjusted).
+      const stride = data.stride;
+      const from = data.values as unknown as {
+        constructor: new (n: number) => unknown;
+        [i: number]: unknown;
+      };
+      const values = new from.constructor(length * stride) as { [i: number]: unknown };
+      for (let i = 0; i < length; i++) {
+        const r = indices[i]! * stride;
+        for (let k = 0; k < stride; k++) values[i * stride + k] = from[r + k];
+      }
+      return make({ data: values });
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/** Table scans: projection, filters, partition and stats pruning, row filtering (see table-scan.ts). */
+export { conformData, nullData, takeRows } from "./arrow-data.js";
+export {
+  type Comparable,
+  compareStrings,
+  resolveFilter,
+  SCAN_FILTER_OPS,
+  type ScanFilterCondition,
+  type ScanFilterOp,
+  type ScanFilterValue,
+} from "./filter.js";
+export { mayBeTruncated, partitionsMatch, statsMatch, statsMayMatch } from "./prune.js";
+export {
+  type ScanMetrics,
+  type ScanOptions,
+  type ScanPlan,
+  type SnapshotSource,
+  scanTable,
+  TableScan,
+} from "./table-scan.js";

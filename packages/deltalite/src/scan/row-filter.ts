@@ -1,0 +1,107 @@
+/**
+ * The row filter of a scan: which rows of a batch satisfy every condition (SQL null semantics, see
+ * filter.ts), and the batch cut down to those rows.
+ */
+import { DeltaLiteError } from "@deltalite/errors";
+import { type Data, makeData, RecordBatch, Struct, Type } from "apache-arrow";
+import { takeRows } from "./arrow-data.js";
+import { type Comparable, type ResolvedCondition, satisfies, scaleDecimal } from "./filter.js";
+
+const utf8 = new TextDecoder("utf-8");
+
+/** Reads row `i` of a primitive column as a comparable scalar (null when null). */
+function scalarReader(data: Data, condition: ResolvedCondition): (i: number) => Comparable | null {
+  const bits = data.nullCount > 0 ? data.nullBitmap : undefined;
+  const offset = data.offset;
+  const valid =
+    bits && bits.length > 0
+      ? (i: number) => (bits[(offset + i) >> 3]! & (1 << ((offset + i) & 7))) !== 0
+      : () => true;
+  const values = data.values as unknown;
+  let read: (i: number) => Comparable;
+  switch (data.type.typeId) {
+    case Type.Bool: {
+      const v = values as Uint8Array;
+      read = (i) => (v[(offset + i) >> 3]! & (1 << ((offset + i) & 7))) !== 0;
+      break;
+    }
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Timestamp: {
+      const v = values as ArrayLike<number | bigint>;
+      read = (i) => v[i]!;
+      break;
+    }
+    case Type.Decimal: {
+      const w = values as Uint32Array;
+      read = (i) =>
+        scaleDecimal(
+          BigInt.asIntN(
+            128,
+            BigInt(w[i * 4]!) |
+              (BigInt(w[i * 4 + 1]!) << 32n) |
+              (BigInt(w[i * 4 + 2]!) << 64n) |
+              (BigInt(w[i * 4 + 3]!) << 96n),
+          ),
+          condition,
+        );
+      break;
+    }
+    case Type.Utf8: {
+      const v = values as Uint8Array;
+      const o = data.valueOffsets as Int32Array;
+      read = (i) => utf8.decode(v.subarray(o[i]!, o[i + 1]!));
+      break;
+    }
+    case Type.Binary: {
+      const v = values as Uint8Array;
+      const o = data.valueOffsets as Int32Array;
+      read = (i) => v.subarray(o[i]!, o[i + 1]!);
+      break;
+    }
+    default:
+      throw new DeltaLiteError(
+        "unsupported",
+        `scan filters on ${String(data.type)} columns are not supported`,
+      );
+  }
+  return (i) => (valid(i) ? read(i) : null);
+}
+
+/** Indices of the rows of `batch` that satisfy every condition, or undefined when all rows do. */
+export function selectedRows(
+  batch: RecordBatch,
+  conditions: readonly ResolvedCondition[],
+): Int32Array | undefined {
+  if (conditions.length === 0) return undefined;
+  const n = batch.numRows;
+  const keep = new Uint8Array(n).fill(1);
+  for (const condition of conditions) {
+    const at = batch.schema.fields.findIndex((f) => f.name === condition.column);
+    const column = batch.data.children[at];
+    if (!column)
+      throw new DeltaLiteError("generic", `scan: filter column "${condition.column}" was not read`);
+    const read = scalarReader(column, condition);
+    for (let i = 0; i < n; i++) if (keep[i] && !satisfies(read(i), condition)) keep[i] = 0;
+  }
+  let count = 0;
+  for (let i = 0; i < n; i++) count += keep[i]!;
+  if (count === n) return undefined;
+  const out = new Int32Array(count);
+  let j = 0;
+  for (let i = 0; i < n; i++) if (keep[i]) out[j++] = i;
+  return out;
+}
+
+/** The rows of `batch` at `indices`. */
+export function takeBatchRows(batch: RecordBatch, indices: Int32Array): RecordBatch {
+  const children = batch.data.children.map((child) => takeRows(child, indices));
+  const data = makeData({
+    type: new Struct(batch.schema.fields),
+    length: indices.length,
+    nullCount: 0,
+    children,
+  });
+  return new RecordBatch(batch.schema, data);
+}
