@@ -281,7 +281,7 @@ def op_scan_make_table(args):
     """A delta-rs table with many small files for pruning tests: partitioned by `region` (eu, us, ap);
     `appends` appends (default 3), append k holding ids k*1000 .. k*1000+49 in every region, a date `day` of
     2026-01-(k+1), a string `name` "n<id>", an always-null-in-even-appends `note`; plus one append whose names
-    are 70-byte strings starting with "zz" (a truncated max in delta-rs's stats). args: uri."""
+    are 70-byte strings starting with "zz" (a truncated max in delta-rs's stats). args: uri, storage_options."""
     from deltalake import write_deltalake
 
     uri = args["uri"]
@@ -311,22 +311,25 @@ def op_scan_make_table(args):
                 "amount": pa.array(amounts, pa.float64()),
             }
         )
-        write_deltalake(uri, table, mode="append", partition_by=["region"])
+        write_deltalake(
+            uri, table, mode="append", partition_by=["region"], storage_options=args.get("storage_options") or None
+        )
     return {"appends": appends + 1}
 
 
 
 def op_scan_files_with_matches(args):
     """Data files (paths relative to the table root, decoded) holding at least one row that satisfies `filter`,
-    as delta-rs's pyarrow dataset sees them (partition values included). args: uri, filter, version."""
+    as delta-rs's pyarrow dataset sees them (partition values included). args: uri, filter, version,
+    storage_options."""
     import urllib.parse
 
     from deltalake import DeltaTable
 
-    dt = DeltaTable(args["uri"], version=args.get("version"))
+    dt = DeltaTable(args["uri"], version=args.get("version"), storage_options=args.get("storage_options") or None)
     dataset = dt.to_pyarrow_dataset()
     expr = _expression(args["filter"], dataset.schema)
-    root = args["uri"].rstrip("/") + "/"
+    root = args["uri"].removeprefix("s3://").rstrip("/") + "/"
     out = []
     for fragment in dataset.get_fragments():
         if fragment.to_table(schema=dataset.schema, filter=expr).num_rows > 0:

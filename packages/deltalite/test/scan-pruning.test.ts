@@ -12,6 +12,7 @@ import { CountingStore, LocalFileStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { batchToJsonRows } from "../src/json/index.js";
 import { mayBeTruncated, type ScanFilterCondition, scanTable } from "../src/scan/index.js";
 import { type ScanRows, scanRows, sortedRows } from "./scan-helpers.js";
 
@@ -184,6 +185,29 @@ describe("random filters equal delta-rs's rows", () => {
       }),
       { numRuns: 40, seed: 20261130 },
     );
+  });
+});
+
+describe("batches", () => {
+  it("batchSize cuts batches without losing or reordering rows; every batch has the projected schema", async () => {
+    const { snapshot } = await open();
+    const whole = await scanRows(snapshot, { columns: ["id", "region"] });
+    const scan = scanTable(snapshot, { columns: ["id", "region"], batchSize: 7 });
+    const sizes: number[] = [];
+    const rows: object[] = [];
+    for await (const batch of scan) {
+      sizes.push(batch.numRows);
+      expect(batch.schema.fields.map((f) => f.name)).toEqual(["id", "region"]);
+      for (const r of batchToJsonRows(batch)) rows.push(r);
+    }
+    expect(Math.max(...sizes)).toBe(7);
+    expect(rows).toEqual(whole.rows);
+    expect(scan.metrics).toMatchObject({
+      filesRead: 12,
+      rowsRead: 600,
+      rowsReturned: 600,
+      batches: sizes.length,
+    });
   });
 });
 
