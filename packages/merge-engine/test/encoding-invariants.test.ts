@@ -154,3 +154,31 @@ describe("canonical encoding invariants", () => {
     }
   });
 });
+
+describe("memory accounting", () => {
+  it("counts zero-copy int64 and string keys without their Arrow buffers, copies with them", () => {
+    const rows = 1000;
+    const ids = column(
+      "long",
+      Array.from({ length: rows }, (_, i) => BigInt(i)),
+    );
+    const names = column(
+      "string",
+      Array.from({ length: rows }, (_, i) => `name-${i}`),
+    );
+    const ints = column(
+      "integer",
+      Array.from({ length: rows }, (_, i) => i),
+    );
+    const batch = batchOf([
+      ["id", ids],
+      ["name", names],
+      ["n", ints],
+    ]);
+    expect(encodeKeys(batch, ["id"]).byteLength).toBe(8 * rows); // hashes only
+    expect(encodeKeys(batch, ["name"]).byteLength).toBe(8 * rows);
+    expect(encodeKeys(batch, ["n"]).byteLength).toBe(8 * rows + 8 * rows); // hashes + widened words
+    const composite = encodeKeys(batch, ["id", "name"]);
+    expect(composite.byteLength).toBeGreaterThan(8 * rows + 4 * (rows + 1) + rows * (1 + 8 + 4));
+  });
+});

@@ -31,6 +31,8 @@ export interface FixedColumnEncoding {
   /** 1 = valid, 0 = null; undefined when no value is null. */
   readonly validity: Uint8Array | undefined;
   readonly length: number;
+  /** True when `bytes` is a new buffer (not a view of the Arrow column's values). */
+  readonly copied: boolean;
 }
 
 /** A column's keys as byte ranges of one buffer: key i is bytes[offsets[i], offsets[i+1]). */
@@ -40,6 +42,8 @@ export interface VariableColumnEncoding {
   readonly offsets: Int32Array;
   readonly validity: Uint8Array | undefined;
   readonly length: number;
+  /** True when `bytes`/`offsets` are new buffers (not views of the Arrow column's buffers). */
+  readonly copied: boolean;
 }
 
 export type ColumnEncoding = FixedColumnEncoding | VariableColumnEncoding;
@@ -83,7 +87,12 @@ export function validityOf(data: Data): Uint8Array | undefined {
   return out;
 }
 
-function fixed8(words: Uint32Array, length: number, validity: Uint8Array | undefined): FixedColumnEncoding {
+function fixed8(
+  words: Uint32Array,
+  length: number,
+  validity: Uint8Array | undefined,
+  copied = true,
+): FixedColumnEncoding {
   return {
     kind: "fixed",
     width: 8,
@@ -91,6 +100,7 @@ function fixed8(words: Uint32Array, length: number, validity: Uint8Array | undef
     words,
     validity,
     length,
+    copied,
   };
 }
 
@@ -132,7 +142,7 @@ export function encodeColumn(data: Data, column?: string): ColumnEncoding {
       return fixed8(words, length, validity);
     }
     if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
-      return fixed8(new Uint32Array(values.buffer, values.byteOffset, 2 * length), length, validity);
+      return fixed8(new Uint32Array(values.buffer, values.byteOffset, 2 * length), length, validity, false);
     }
     const words = new Uint32Array(2 * length);
     const signed = !(
@@ -151,7 +161,7 @@ export function encodeColumn(data: Data, column?: string): ColumnEncoding {
   if (DataType.isTimestamp(type)) {
     const values = data.values as BigInt64Array;
     if (type.unit === TimeUnit.MICROSECOND) {
-      return fixed8(new Uint32Array(values.buffer, values.byteOffset, 2 * length), length, validity);
+      return fixed8(new Uint32Array(values.buffer, values.byteOffset, 2 * length), length, validity, false);
     }
     const words = new Uint32Array(2 * length);
     const out = new BigInt64Array(words.buffer);
@@ -205,7 +215,7 @@ export function encodeColumn(data: Data, column?: string): ColumnEncoding {
     const values = data.values as Uint32Array | Uint8Array;
     const width = DataType.isDecimal(type) ? type.bitWidth / 8 : type.byteWidth;
     const bytes = new Uint8Array(values.buffer, values.byteOffset, length * width);
-    return { kind: "fixed", width, bytes, words: undefined, validity, length };
+    return { kind: "fixed", width, bytes, words: undefined, validity, length, copied: false };
   }
 
   if (DataType.isUtf8(type) || DataType.isBinary(type)) {
@@ -215,6 +225,7 @@ export function encodeColumn(data: Data, column?: string): ColumnEncoding {
       offsets: data.valueOffsets as Int32Array,
       validity,
       length,
+      copied: false,
     };
   }
   if (DataType.isLargeUtf8(type) || DataType.isLargeBinary(type)) {
@@ -226,7 +237,7 @@ export function encodeColumn(data: Data, column?: string): ColumnEncoding {
         throw new DeltaLiteError("unsupported", "a primary-key column holds more than 2 GiB of bytes");
       offsets[i] = o;
     }
-    return { kind: "variable", bytes: data.values as Uint8Array, offsets, validity, length };
+    return { kind: "variable", bytes: data.values as Uint8Array, offsets, validity, length, copied: true };
   }
   throw unsupported(type, column);
 }
@@ -268,7 +279,15 @@ function encodeDictionaryPlain(data: Data, validity: Uint8Array, column?: string
   if (first === undefined) {
     // An empty dictionary: every row is null.
     const words = new Uint32Array(2 * length);
-    return { kind: "fixed", width: 8, bytes: new Uint8Array(words.buffer), words, validity, length };
+    return {
+      kind: "fixed",
+      width: 8,
+      bytes: new Uint8Array(words.buffer),
+      words,
+      validity,
+      length,
+      copied: true,
+    };
   }
   if (first.kind === "fixed") {
     const width = first.width;
@@ -279,7 +298,7 @@ function encodeDictionaryPlain(data: Data, validity: Uint8Array, column?: string
       bytes.set(chunk.bytes.subarray(at * width, at * width + width), i * width);
     }
     const words = width === 8 ? new Uint32Array(bytes.buffer, 0, 2 * length) : undefined;
-    return { kind: "fixed", width, bytes, words, validity, length };
+    return { kind: "fixed", width, bytes, words, validity, length, copied: true };
   }
   const offsets = new Int32Array(length + 1);
   let size = 0;
@@ -298,5 +317,5 @@ function encodeDictionaryPlain(data: Data, validity: Uint8Array, column?: string
     const c = chunk as VariableColumnEncoding;
     bytes.set(c.bytes.subarray(c.offsets[at] as number, c.offsets[at + 1] as number), offsets[i] as number);
   }
-  return { kind: "variable", bytes, offsets, validity, length };
+  return { kind: "variable", bytes, offsets, validity, length, copied: true };
 }

@@ -50,6 +50,8 @@ export class EncodedKeys {
     hashWords: Uint32Array,
     nullKeys: Uint8Array | undefined,
     private readonly render: (row: number) => string,
+    /** @internal False when `bytes` is a view of the Arrow batch's own buffers (zero-copy keys). */
+    private readonly ownsBytes: boolean,
   ) {
     this.hashWords = hashWords;
     this.nullKeys = nullKeys;
@@ -64,6 +66,18 @@ export class EncodedKeys {
    */
   get keySpace(): string {
     return keySpaceOf(this.columns, this.signature, this.hasherId);
+  }
+
+  /**
+   * Bytes this encoding holds beyond the Arrow batch it was made from (hashes, flags, and canonical bytes
+   * when they are a copy: composite keys, widened integers, normalized floats), for memory budgets.
+   */
+  get byteLength(): number {
+    return (
+      this.hashWords.byteLength +
+      (this.nullKeys?.byteLength ?? 0) +
+      (this.ownsBytes ? this.bytes.byteLength + (this.offsets?.byteLength ?? 0) : 0)
+    );
   }
 
   /** The hashes as 64-bit numbers (a view over `hashWords`; little-endian hosts). */
@@ -211,6 +225,7 @@ export function encodeKeys(
       hashWords,
       nullKeys,
       render,
+      column.copied,
     );
   }
 
@@ -273,5 +288,6 @@ export function encodeKeys(
     hashWords,
     anyNull ? nullKeys : undefined,
     render,
+    true,
   );
 }

@@ -203,6 +203,17 @@ export class SourceKeySet {
     return false;
   }
 
+  /** Bytes held by the set's table and the encoded keys it references (beyond the Arrow batches). */
+  get byteLength(): number {
+    let bytes =
+      this.slots.byteLength +
+      this.entryPart.byteLength +
+      this.entryRow.byteLength +
+      this.entryHash.byteLength;
+    for (const part of new Set(this.parts)) bytes += part.byteLength;
+    return bytes;
+  }
+
   /** The probe cache's key space (see EncodedKeys.keySpace). */
   get keySpace(): string {
     return keySpaceOf(this.columns, this.signature, this.hasherId);
