@@ -1,14 +1,15 @@
 /**
  * `scanTable`: a table snapshot read as Arrow RecordBatches with the table's schema (projected to
  * `columns`). Files are pruned by partition values, then by Add stats (prune.ts); each remaining file is
- * read one row group at a time through parquet-stream (size from the Add: no HEAD; only the needed columns'
- * chunks are fetched), its columns conformed to the table's types, partition columns re-attached from the
- * log, columns the file lacks null-filled, and the row filter applied. Memory is bounded by one decoded row
- * group (plus the reader's read-ahead), never by the table.
+ * read one row group at a time through parquet-stream (size from the Add: no HEAD; only the needed
+ * columns' chunks are fetched; the next file's footer is fetched while the current file is read), its
+ * columns conformed to the table's types, partition columns re-attached from the log, columns the file
+ * lacks null-filled, and the row filter applied. Memory is bounded by one decoded row group (plus the
+ * reader's read-ahead), never by the table.
  */
 import type { FileView, Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import { constantData, openParquetReader } from "@deltalite/parquet-stream";
+import { constantData, openParquetReader, type ParquetReader } from "@deltalite/parquet-stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { conformData, nullData } from "./arrow-data.js";
 import { type ResolvedCondition, resolveFilter, type ScanFilterCondition } from "./filter.js";
@@ -91,9 +92,24 @@ export class TableScan implements AsyncIterable<RecordBatch> {
   async *[Symbol.asyncIterator](): AsyncGenerator<RecordBatch> {
     this.#plan ??= this.#makePlan();
     const plan = await this.#plan;
-    for (const file of plan.files) {
-      yield* this.#readFile(plan, file);
+    // The next file's footer is fetched while the current file is read (one file ahead).
+    let next = plan.files.length > 0 ? this.#open(plan, plan.files[0]!) : undefined;
+    for (let i = 0; i < plan.files.length; i++) {
+      const current = next!;
+      next = i + 1 < plan.files.length ? this.#open(plan, plan.files[i + 1]!) : undefined;
+      yield* this.#readFile(plan, plan.files[i]!, current);
     }
+  }
+
+  #open(plan: ResolvedPlan, file: FileView): Promise<ParquetReader> {
+    const opening = openParquetReader(plan.snapshot.store, file.path, {
+      size: file.size,
+      signal: this.#options.signal,
+      rangeGetPartSizeBytes: this.#options.rangeGetPartSizeBytes,
+      rangeGetConcurrency: this.#options.rangeGetConcurrency,
+    });
+    opening.catch(() => undefined); // surfaced when awaited; the caller may stop before that
+    return opening;
   }
 
   async #makePlan(): Promise<ResolvedPlan> {
@@ -145,18 +161,17 @@ export class TableScan implements AsyncIterable<RecordBatch> {
     };
   }
 
-  async *#readFile(plan: ResolvedPlan, file: FileView): AsyncGenerator<RecordBatch> {
+  async *#readFile(
+    plan: ResolvedPlan,
+    file: FileView,
+    opening: Promise<ParquetReader>,
+  ): AsyncGenerator<RecordBatch> {
     const { snapshot, neededFields, partitionColumns } = plan;
     const signal = this.#options.signal;
     const label = `${snapshot.table.replace(/\/$/, "")}/${file.path}`;
     try {
       signal?.throwIfAborted();
-      const reader = await openParquetReader(snapshot.store, file.path, {
-        size: file.size,
-        signal,
-        rangeGetPartSizeBytes: this.#options.rangeGetPartSizeBytes,
-        rangeGetConcurrency: this.#options.rangeGetConcurrency,
-      });
+      const reader = await opening;
       this.metrics.filesRead++;
       const inFile = new Set(reader.arrowSchema.fields.map((f) => f.name));
       const fromFile = neededFields.filter((f) => !partitionColumns.has(f.name) && inFile.has(f.name));
