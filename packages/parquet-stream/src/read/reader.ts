@@ -10,7 +10,7 @@ import type { ObjectStore } from "@deltalite/object-store";
 import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
 import { assembleColumn } from "./assemble.js";
-import { type DecodedPage, decodeColumnChunk } from "./column-chunk.js";
+import { type DecodedPage, decodePages, LeafCursor } from "./column-chunk.js";
 import { readerCompressors } from "./decompressors.js";
 import { type ByteSpan, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
 import { DEFAULT_FOOTER_HINT_BYTES, readFooterAndTail } from "./footer.js";
@@ -49,7 +49,10 @@ export interface ReadRowGroupOptions {
 export interface ReadRowGroupsOptions extends ReadRowGroupOptions {
   /** Row groups to read, in this order (all when omitted). */
   rowGroups?: readonly number[] | undefined;
-  /** Cut each row group into batches of at most this many rows (zero-copy slices of the decoded group). */
+  /**
+   * Cut each row group into batches of at most this many rows, decoded one after the other: pages are
+   * decoded as batches reach them, so decoded memory is about one batch (plus one page per column).
+   */
   batchRows?: number | undefined;
   /** Row groups whose bytes are fetched ahead while the caller works on the current one (default 1). */
   readAhead?: number | undefined;
@@ -181,7 +184,7 @@ export class ParquetReader {
     this.#checkAborted(options.signal);
     const nodes = this.#nodes(options.columns);
     const fetched = await this.#fetch(rowGroup, nodes, options.signal);
-    return this.#decode(rowGroup, nodes, fetched);
+    return this.#decode(rowGroup, nodes, fetched, undefined).next().value!;
   }
 
   /** Yields the selected row groups one at a time (optionally cut into `batchRows` slices). */
@@ -205,12 +208,9 @@ export class ParquetReader {
       this.#checkAborted(options.signal);
       while (started < groups.length && started <= i + readAhead) start(started++);
       const fetched = await pending.shift()!;
-      this.#checkAborted(options.signal);
-      const batch = this.#decode(groups[i]!, nodes, fetched);
-      if (batchRows === undefined || batch.numRows <= batchRows) {
+      for (const batch of this.#decode(groups[i]!, nodes, fetched, batchRows)) {
+        this.#checkAborted(options.signal);
         yield batch;
-      } else {
-        for (let at = 0; at < batch.numRows; at += batchRows) yield batch.slice(at, at + batchRows);
       }
     }
   }
@@ -294,25 +294,42 @@ export class ParquetReader {
     );
   }
 
-  #decode(rowGroup: number, nodes: ColumnNode[], fetched: Uint8Array[]): RecordBatch {
+  /**
+   * Decodes a fetched row group into batches of at most `batchRows` rows (one batch when undefined). Pages
+   * are decoded as the batches reach them, so only one batch of decoded values is held per column.
+   */
+  *#decode(
+    rowGroup: number,
+    nodes: ColumnNode[],
+    fetched: Uint8Array[],
+    batchRows: number | undefined,
+  ): Generator<RecordBatch> {
     const group = this.#rowGroup(rowGroup);
     const numRows = Number(group.num_rows);
     const label = `${this.key} (row group ${rowGroup})`;
     let at = 0;
-    const children: Data[] = nodes.map((node) => {
-      const pagesByLeaf = new Map<number, DecodedPage[]>();
+    const cursors = nodes.map((node) => {
+      const byLeaf = new Map<number, LeafCursor>();
       for (const leaf of leavesOf(node)) {
         const meta = this.#chunkMeta(group.columns[leaf.columnIndex]?.meta_data, leaf.columnIndex);
-        pagesByLeaf.set(
-          leaf.columnIndex,
-          decodeColumnChunk(fetched[at++]!, leaf, meta, this.#compressors, label),
-        );
+        const pages = decodePages(fetched[at++]!, leaf, meta, this.#compressors, label);
+        byLeaf.set(leaf.columnIndex, new LeafCursor(pages, leaf.def));
       }
-      return assembleColumn(node, pagesByLeaf, numRows, label);
+      return byLeaf;
     });
     const schema = new Schema(nodes.map((n) => n.field));
-    const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
-    return new RecordBatch(schema, data);
+    const step = Math.max(1, batchRows ?? numRows);
+    for (let start = 0; start < numRows || start === 0; start += step) {
+      const rows = Math.min(step, numRows - start);
+      const children: Data[] = nodes.map((node, k) => {
+        const pagesByLeaf = new Map<number, DecodedPage[]>();
+        for (const [columnIndex, cursor] of cursors[k]!) pagesByLeaf.set(columnIndex, cursor.take(rows));
+        return assembleColumn(node, pagesByLeaf, rows, label);
+      });
+      const data = makeData({ type: new Struct(schema.fields), length: rows, nullCount: 0, children });
+      yield new RecordBatch(schema, data);
+      if (numRows === 0) break;
+    }
   }
 }
 
