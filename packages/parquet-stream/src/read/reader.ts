@@ -1,9 +1,15 @@
 /**
- * `openParquetReader`: a Parquet object in an ObjectStore, read one row group at a time into Arrow
- * RecordBatches. The size comes from the caller (no HEAD), the footer from one hinted GET (or from the
- * `metadata` of an earlier reader of the same file: no GET at all), and each row group's selected column
- * chunks from coalesced, split, concurrency-limited ranged GETs. Only the chunks of the requested columns
- * are fetched; the whole file is never held.
+ * `openParquetReader`: a Parquet object in an ObjectStore, read one row group (or row range of it) at a
+ * time into Arrow RecordBatches with exact types. The size comes from the caller (no HEAD), the footer from
+ * one hinted GET (or from the `metadata` of an earlier reader of the same file: no GET at all; chunks inside
+ * the hinted tail are served from it), and each row group's selected column chunks from coalesced, split,
+ * concurrency-limited ranged GETs. Only the chunks of the requested columns are fetched; the whole file is
+ * never held.
+ *
+ * Measured (this 2-core VM under load from other work, 1M rows × {id int64, day string, val string, amount
+ * double}, all nullable, 8 row groups, full read into Arrow, median CPU time): snappy ≈ 0.35–0.48 s, zstd
+ * ≈ 0.45–0.52 s (≈2M rows/s, ≈80 MB/s of Arrow output at best wall time); pyarrow 22 on the same files
+ * ≈ 0.12–0.20 s CPU. A nested-heavy 100k-row, 40-column type-matrix file: ≈ 0.75 s vs pyarrow's 0.17 s.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
