@@ -33,11 +33,14 @@ export class SourceKeySet {
   readonly columns: readonly string[];
 
   private readonly parts: readonly EncodedKeys[];
+  /** Every part holds single-column 8-byte keys: entries carry the key words themselves. */
+  private readonly wordKeys: boolean;
   private readonly mask: number;
   private readonly slots: Int32Array;
   private readonly entryPart: Int32Array;
   private readonly entryRow: Int32Array;
-  private readonly entryHash: Uint32Array;
+  /** Per entry: hash lo, hash hi, and for 8-byte keys the key's lo, hi words (one cache line per probe). */
+  private readonly entryData: Uint32Array;
   private firstDuplicate: { part: number; row: number } | undefined;
 
   private constructor(sources: readonly SourceRows[]) {
@@ -48,6 +51,7 @@ export class SourceKeySet {
     this.columns = first.keys.columns;
     for (const s of sources) checkComparable(this, s.keys);
     this.parts = sources.map((s) => s.keys);
+    this.wordKeys = this.parts.every((p) => p.words !== undefined);
     let rowCount = 0;
     for (const s of sources) rowCount += s.rows === undefined ? s.keys.length : s.rows.length;
     this.rowCount = rowCount;
@@ -56,7 +60,7 @@ export class SourceKeySet {
     this.slots = new Int32Array(capacity);
     this.entryPart = new Int32Array(rowCount);
     this.entryRow = new Int32Array(rowCount);
-    this.entryHash = new Uint32Array(2 * rowCount);
+    this.entryData = new Uint32Array(4 * rowCount);
     let size = 0;
     let nulls = 0;
     let duplicates = 0;
@@ -78,8 +82,8 @@ export class SourceKeySet {
           const entry = (this.slots[slot] as number) - 1;
           if (entry < 0) break;
           if (
-            this.entryHash[2 * entry] === lo &&
-            this.entryHash[2 * entry + 1] === hi &&
+            this.entryData[4 * entry] === lo &&
+            this.entryData[4 * entry + 1] === hi &&
             this.entryEquals(entry, keys, row)
           ) {
             duplicate = true;
@@ -95,8 +99,12 @@ export class SourceKeySet {
         this.slots[slot] = size + 1;
         this.entryPart[size] = part;
         this.entryRow[size] = row;
-        this.entryHash[2 * size] = lo;
-        this.entryHash[2 * size + 1] = hi;
+        this.entryData[4 * size] = lo;
+        this.entryData[4 * size + 1] = hi;
+        if (keys.words !== undefined) {
+          this.entryData[4 * size + 2] = keys.words[2 * row] as number;
+          this.entryData[4 * size + 3] = keys.words[2 * row + 1] as number;
+        }
         size++;
       }
     });
@@ -134,16 +142,12 @@ export class SourceKeySet {
     const hi = hw[2 * row + 1] as number;
     const slots = this.slots;
     const mask = this.mask;
-    const entryHash = this.entryHash;
+    const data = this.entryData;
     let slot = lo & mask;
     for (;;) {
       const entry = (slots[slot] as number) - 1;
       if (entry < 0) return -1;
-      if (
-        entryHash[2 * entry] === lo &&
-        entryHash[2 * entry + 1] === hi &&
-        this.entryEquals(entry, keys, row)
-      ) {
+      if (data[4 * entry] === lo && data[4 * entry + 1] === hi && this.entryEquals(entry, keys, row)) {
         return entry;
       }
       slot = (slot + 1) & mask;
@@ -152,13 +156,12 @@ export class SourceKeySet {
 
   /** Exact comparison of an entry's canonical key with keys[row] (never trusts the hash). */
   private entryEquals(entry: number, keys: EncodedKeys, row: number): boolean {
+    const b = keys.words;
+    if (b !== undefined && this.wordKeys) {
+      return this.entryData[4 * entry + 2] === b[2 * row] && this.entryData[4 * entry + 3] === b[2 * row + 1];
+    }
     const part = this.parts[this.entryPart[entry] as number] as EncodedKeys;
     const at = this.entryRow[entry] as number;
-    const a = part.words;
-    const b = keys.words;
-    if (a !== undefined && b !== undefined) {
-      return a[2 * at] === b[2 * row] && a[2 * at + 1] === b[2 * row + 1];
-    }
     const ab = part.bytes;
     const bb = keys.bytes;
     const as = part.offsets === undefined ? at * part.width : (part.offsets[at] as number);
@@ -209,7 +212,7 @@ export class SourceKeySet {
       this.slots.byteLength +
       this.entryPart.byteLength +
       this.entryRow.byteLength +
-      this.entryHash.byteLength;
+      this.entryData.byteLength;
     for (const part of new Set(this.parts)) bytes += part.byteLength;
     return bytes;
   }
@@ -221,7 +224,12 @@ export class SourceKeySet {
 
   /** The hashes of the distinct keys as (lo, hi) word pairs (what the probe cache is asked about). */
   hashWords(): Uint32Array {
-    return this.entryHash.slice(0, 2 * this.size);
+    const out = new Uint32Array(2 * this.size);
+    for (let e = 0; e < this.size; e++) {
+      out[2 * e] = this.entryData[4 * e] as number;
+      out[2 * e + 1] = this.entryData[4 * e + 1] as number;
+    }
+    return out;
   }
 }
 
