@@ -95,8 +95,17 @@ async function fileSink(target: string): Promise<ByteSink> {
   };
 }
 
+/** Rows encoded per write, so one huge row group never becomes one huge string. */
+const NDJSON_ROWS_PER_WRITE = 8192;
+
 async function writeNdjson(scan: TableScan, sink: ByteSink): Promise<void> {
-  for await (const batch of scan) await sink.write(batchToNdjson(batch));
+  for await (const batch of scan) {
+    for (let at = 0; at < batch.numRows; at += NDJSON_ROWS_PER_WRITE) {
+      const piece =
+        batch.numRows <= NDJSON_ROWS_PER_WRITE ? batch : batch.slice(at, at + NDJSON_ROWS_PER_WRITE);
+      await sink.write(batchToNdjson(piece));
+    }
+  }
 }
 
 async function writeArrowStream(scan: TableScan, schema: Schema, sink: ByteSink): Promise<void> {
