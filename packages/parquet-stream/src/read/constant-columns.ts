@@ -2,7 +2,8 @@
  * Appends constant columns (Delta partition values) to a RecordBatch: every row gets the same value, already
  * typed by the caller (bigint for 64-bit integers, timestamps and decimals' unscaled value; number of days for
  * dates; string; Uint8Array for binary; boolean), or null. A column of the same name already in the batch is
- * replaced, since the log's partition value is the truth for a partition column.
+ * replaced, since the log's partition value is the truth for a partition column. Appended fields are declared
+ * nullable (cast to the table schema afterwards where it says otherwise).
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, Field, makeData, RecordBatch, Schema, Struct, Type } from "apache-arrow";
