@@ -337,3 +337,29 @@ def op_scan_files_with_matches(args):
             path = path[len(root):] if path.startswith(root) else path
             out.append(urllib.parse.unquote(path))
     return sorted(out)
+
+
+def op_scan_make_evolved_table(args):
+    """A delta-rs table whose schema grew: v0 writes id, s struct<x>; v1 appends with schema_mode="merge" adding
+    a nested field s.y, a list column tags and a timestamp column ts. Old files lack them. args: uri."""
+    from deltalake import write_deltalake
+
+    uri = args["uri"]
+    first = pa.table(
+        {
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "s": pa.array([{"x": 1}, None, {"x": 3}], pa.struct([("x", pa.int32())])),
+        }
+    )
+    write_deltalake(uri, first, mode="append")
+    utc = datetime.timezone.utc
+    second = pa.table(
+        {
+            "id": pa.array([4, 5], pa.int64()),
+            "s": pa.array([{"x": 4, "y": "four"}, {"x": None, "y": None}], pa.struct([("x", pa.int32()), ("y", pa.string())])),
+            "tags": pa.array([["a", None], []], pa.list_(pa.string())),
+            "ts": pa.array([datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=utc), None], pa.timestamp("us", tz="UTC")),
+        }
+    )
+    write_deltalake(uri, second, mode="append", schema_mode="merge")
+    return {"versions": 2}
