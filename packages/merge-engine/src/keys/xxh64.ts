@@ -339,9 +339,10 @@ function hashRange(
 /**
  * XXH64 of `count` 8-byte little-endian keys held as (lo, hi) word pairs in `words` (key i at words[2i],
  * words[2i+1]); hash i goes to out[2i] (lo), out[2i+1] (hi). The hot path for every integer, date,
- * timestamp and float key. Measured (bench/hash-bench.mjs, 1M int64 keys, 2-core VM at load average ~9,
- * Node 20): 12.7–14.0 M keys/s, vs 1.0–1.5 M keys/s for native @node-rs/xxhash called once per key in the
- * same runs; the first version, with helper calls writing module-scope registers, ran 2.1 M keys/s.
+ * timestamp and float key. Measured (bench/hash-bench.mjs, 1M int64 keys, 2-core VM, Node 20): 28–32 M
+ * keys/s at load average ~4–5 and 12.7–16.5 at ~9–10, vs 1.9–3.4 / 1.0–1.5 M keys/s for native
+ * @node-rs/xxhash called once per key in the same runs. The arithmetic is inlined on purpose: the first
+ * version, with helper calls writing module-scope registers, ran 2.1 M keys/s at load ~9.
  */
 export function xxh64Words8(words: Uint32Array, count: number, seed: Seed64, out: Uint32Array): void {
   // seed + P5 + 8
@@ -461,9 +462,10 @@ export function xxh64Words8(words: Uint32Array, count: number, seed: Seed64, out
 /**
  * XXH64 of `count` byte ranges of one buffer: key i is bytes[offsets[i], offsets[i+1]) (Arrow's
  * Utf8/Binary layout, so string keys hash straight from the column's buffers with no copy). Hash i goes
- * to out[2i] (lo), out[2i+1] (hi). Measured (same bench and machine): 3.6–3.9 M keys/s for 16-byte strings
- * (lanes read with DataView.getUint32; assembling them from single bytes ran 2.3–2.8 M keys/s), vs 1.0–1.4
- * M keys/s for native @node-rs/xxhash called once per key.
+ * to out[2i] (lo), out[2i+1] (hi). Measured (same bench and machine): 16-byte strings at 7.7–9.1 M keys/s
+ * (load ~4–5) and 3.6–5.1 (load ~9–10), vs 1.8–2.2 / 1.0–1.4 M keys/s for native @node-rs/xxhash called
+ * once per key. Lanes are read with DataView.getUint32: assembling them from single bytes ran 2.3–2.8 M
+ * keys/s where DataView ran 3.6–3.9 (load ~9).
  */
 export function xxh64Ranges(
   bytes: Uint8Array,
