@@ -122,7 +122,7 @@ describe("takeRows", () => {
           // 64-bit and 128-bit physical values are copied exactly (no float round trip).
           const ts = taken.getChild("ts")!.data[0]!.values as BigInt64Array;
           const srcTs = batch.getChild("ts")!.data[0]!.values as BigInt64Array;
-          indices.forEach((j, i) => expect(ts[i]).toBe(srcTs[j]));
+          for (const [i, j] of indices.entries()) expect(ts[i]).toBe(srcTs[j]);
           const dec = taken.getChild("dec")!.data[0]!.values as Uint32Array;
           const srcDec = batch.getChild("dec")!.data[0]!.values as Uint32Array;
           indices.forEach((j, i) =>
