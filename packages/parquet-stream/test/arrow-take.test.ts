@@ -125,9 +125,9 @@ describe("takeRows", () => {
           for (const [i, j] of indices.entries()) expect(ts[i]).toBe(srcTs[j]);
           const dec = taken.getChild("dec")!.data[0]!.values as Uint32Array;
           const srcDec = batch.getChild("dec")!.data[0]!.values as Uint32Array;
-          indices.forEach((j, i) =>
-            expect([...dec.subarray(i * 4, i * 4 + 4)]).toEqual([...srcDec.subarray(j * 4, j * 4 + 4)]),
-          );
+          for (const [i, j] of indices.entries()) {
+            expect([...dec.subarray(i * 4, i * 4 + 4)]).toEqual([...srcDec.subarray(j * 4, j * 4 + 4)]);
+          }
         },
       ),
       { numRuns: 60 },
