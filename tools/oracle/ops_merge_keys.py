@@ -157,3 +157,18 @@ def _xxh64(data, seed):
     h = (h * _P3) & _M64
     h ^= h >> 32
     return h
+
+
+def op_merge_keys_write_target(args):
+    """args: {ipc: Arrow IPC file path, uri: local table path}. write_deltalake of the table (one data file),
+    so the TypeScript side can read the key columns back through its own Parquet reader. Returns the data
+    files as [{path (relative to the table root), size}]."""
+    from deltalake import DeltaTable, write_deltalake
+
+    table = _read_ipc(args["ipc"])
+    write_deltalake(args["uri"], table, mode="overwrite")
+    out = []
+    for uri in DeltaTable(args["uri"]).file_uris():
+        local = uri[len("file://"):] if uri.startswith("file://") else uri
+        out.append({"path": os.path.relpath(local, args["uri"]), "size": os.path.getsize(local)})
+    return sorted(out, key=lambda f: f["path"])
