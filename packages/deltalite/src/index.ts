@@ -1,6 +1,6 @@
 /**
  * deltalite: the package applications import. `DeltaLiteTable` (create, open at a version or timestamp,
- * write, in-memory properties, reload, history, vacuum), the error hierarchy, and the storage layer.
+ * write, scan, in-memory properties, reload, history, vacuum), the error hierarchy, and the storage layer.
  */
 
 export type {

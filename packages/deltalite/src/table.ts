@@ -1,7 +1,7 @@
 /**
  * DeltaLiteTable: the handle applications hold. It opens a table at a URI (latest, a version, or a
  * timestamp), exposes the snapshot's in-memory properties with no I/O, and runs table operations —
- * create, write, reload, history, vacuum — through @deltalite/delta-log. Operations on one handle run one at a time.
+ * create, write, scan, reload, history, vacuum — through @deltalite/delta-log. Operations on one handle run one at a time.
  */
 
 import {
@@ -19,6 +19,7 @@ import {
 import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
 import { Schema } from "apache-arrow";
+import { type ScanOptions, scanTable, type TableScan } from "./scan/index.js";
 import type { BatchSource } from "./write/input.js";
 import {
   type WriteOptions,
@@ -54,6 +55,11 @@ export interface TableWriteOptions extends WriteOptions {
 function toDeltaSchema(schema: Schema | DeltaSchema | string): DeltaSchema {
   if (schema instanceof Schema) return arrowSchemaToDelta(schema);
   return parseSchemaString(typeof schema === "string" ? schema : JSON.stringify(schema));
+}
+
+export interface TableScanOptions extends ScanOptions {
+  /** Read this version instead of the handle's (time travel). */
+  version?: number | undefined;
 }
 
 export class DeltaLiteTable {
@@ -139,6 +145,16 @@ export class DeltaLiteTable {
       this.#snapshot = result.commit.snapshot;
       return result;
     });
+  }
+
+  /**
+   * Reads the table as Arrow RecordBatches (async iterable) with partition pruning, stats-based file
+   * skipping and a row filter; at the handle's version unless `version` is given.
+   */
+  scan(options: TableScanOptions = {}): TableScan {
+    const { version, ...rest } = options;
+    if (version === undefined || version === this.#snapshot.version) return scanTable(this.#snapshot, rest);
+    return scanTable(() => Snapshot.open(this.store, { version, signal: options.signal }), rest);
   }
 
   /** The snapshot this handle reads (changes on reload and after this handle's commits). */

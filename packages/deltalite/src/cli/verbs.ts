@@ -1,6 +1,7 @@
 /** Every CLI verb, in the order `--help` lists them. */
 import type { Verb } from "./framework.js";
 import { historyVerb, infoVerb, vacuumVerb } from "./verbs-log.js";
+import { scanVerb } from "./verbs-scan.js";
 import { writeVerb } from "./verbs-write.js";
 
-export const verbs: readonly Verb[] = [infoVerb, historyVerb, writeVerb, vacuumVerb];
+export const verbs: readonly Verb[] = [infoVerb, historyVerb, scanVerb, writeVerb, vacuumVerb];

@@ -3,8 +3,7 @@
  * filter.ts), and the batch cut down to those rows.
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import { type Data, makeData, RecordBatch, Struct, Type } from "apache-arrow";
-import { takeRows } from "./arrow-data.js";
+import { type Data, type RecordBatch, Type } from "apache-arrow";
 import { type Comparable, type ResolvedCondition, satisfies, scaleDecimal } from "./filter.js";
 
 const utf8 = new TextDecoder("utf-8");
@@ -92,16 +91,4 @@ export function selectedRows(
   let j = 0;
   for (let i = 0; i < n; i++) if (keep[i]) out[j++] = i;
   return out;
-}
-
-/** The rows of `batch` at `indices`. */
-export function takeBatchRows(batch: RecordBatch, indices: Int32Array): RecordBatch {
-  const children = batch.data.children.map((child) => takeRows(child, indices));
-  const data = makeData({
-    type: new Struct(batch.schema.fields),
-    length: indices.length,
-    nullCount: 0,
-    children,
-  });
-  return new RecordBatch(batch.schema, data);
 }

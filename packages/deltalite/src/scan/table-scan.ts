@@ -9,12 +9,12 @@
  */
 import type { FileView, Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import { constantData, openParquetReader, type ParquetReader } from "@deltalite/parquet-stream";
+import { constantData, openParquetReader, type ParquetReader, takeRows } from "@deltalite/parquet-stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { conformData, nullData } from "./arrow-data.js";
 import { type ResolvedCondition, resolveFilter, type ScanFilterCondition } from "./filter.js";
 import { partitionScalar, partitionsMatch, statsMatch } from "./prune.js";
-import { selectedRows, takeBatchRows } from "./row-filter.js";
+import { selectedRows } from "./row-filter.js";
 
 export interface ScanOptions {
   /** Columns to return, in this order (default: every column in table order). */
@@ -215,7 +215,7 @@ export class TableScan implements AsyncIterable<RecordBatch> {
         this.metrics.rowsRead += group.rows;
         let batch = assemble(group.rows, group.decoded);
         const rows = selectedRows(batch, plan.rowConditions);
-        if (rows) batch = takeBatchRows(batch, rows);
+        if (rows) batch = takeRows(batch, rows);
         if (batch.numRows === 0) continue;
         const out = project(batch, plan.schema, plan.outputCount);
         yield* this.#cut(out);
