@@ -1,6 +1,7 @@
 /**
  * deltalite: the package applications import. `DeltaLiteTable` (create, open at a version or timestamp,
- * write, scan, in-memory properties, reload, history, vacuum), the error hierarchy, and the storage layer.
+ * write, scan, in-memory properties, reload, history, vacuum), the error hierarchy, the storage layer and
+ * the process-level probe-cache controls.
  */
 
 export type {
@@ -26,6 +27,12 @@ export {
   S3Store,
   type StorageOptions,
 } from "@deltalite/object-store";
+export {
+  clearProbeCache,
+  type ProbeCacheStats,
+  probeCacheStats,
+  setProbeCacheMaxBytes,
+} from "@deltalite/probe-cache";
 export {
   type CreateTableOptions,
   DeltaLiteTable,
