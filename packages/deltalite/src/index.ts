@@ -33,10 +33,23 @@ export {
   probeCacheStats,
   setProbeCacheMaxBytes,
 } from "@deltalite/probe-cache";
+export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";
+export {
+  SCAN_FILTER_OPS,
+  type ScanFilterCondition,
+  type ScanFilterOp,
+  type ScanFilterValue,
+  type ScanMetrics,
+  type ScanOptions,
+  type ScanPlan,
+  scanTable,
+  TableScan,
+} from "./scan/index.js";
 export {
   type CreateTableOptions,
   DeltaLiteTable,
   type OpenTableOptions,
+  type TableScanOptions,
   type TableWriteOptions,
 } from "./table.js";
 export type { BatchSource } from "./write/input.js";
