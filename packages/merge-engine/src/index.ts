@@ -10,3 +10,10 @@ export { keyBuckets } from "./keys/key-buckets.js";
 export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from "./keys/key-hasher.js";
 export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
+export {
+  type PruneStrategy,
+  type UpsertOptions,
+  type UpsertSource,
+  type UpsertStats,
+  upsert,
+} from "./upsert/index.js";

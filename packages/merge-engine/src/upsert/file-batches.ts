@@ -1,0 +1,56 @@
+/**
+ * Reading target data files for the upsert: the key columns only (the probe), or every data column one
+ * row-group slice at a time (the rewrite), each batch conformed to the table's data-file schema by name
+ * (a column the file lacks is null-filled; a decoded type that differs from the table's is refused with
+ * `not_implemented` rather than converted).
+ */
+import type { FileView } from "@deltalite/delta-log";
+import { DeltaLiteError } from "@deltalite/errors";
+import type { ObjectStore } from "@deltalite/object-store";
+import { openParquetReader, type ParquetReader } from "@deltalite/parquet-stream";
+import { type Data, makeData, RecordBatch, type Schema, Struct, vectorFromArray } from "apache-arrow";
+
+export async function openFile(
+  store: ObjectStore,
+  file: FileView,
+  signal?: AbortSignal,
+): Promise<ParquetReader> {
+  return openParquetReader(store, file.path, { size: file.size, signal });
+}
+
+/** Conforms a decoded batch to `schema` (names; null-fill of missing columns). */
+export function conformBatch(batch: RecordBatch, schema: Schema, path: string): RecordBatch {
+  const children = schema.fields.map((field) => {
+    const index = batch.schema.fields.findIndex((f) => f.name === field.name);
+    if (index < 0) return vectorFromArray(new Array(batch.numRows).fill(null), field.type).data[0] as Data;
+    const data = batch.data.children[index] as Data;
+    if (data.type.typeId !== field.type.typeId || String(data.type) !== String(field.type)) {
+      throw new DeltaLiteError(
+        "not_implemented",
+        `${path}: column ${field.name} decodes as ${String(data.type)} but the table type is ${String(field.type)}; the upsert does not convert file types yet`,
+      );
+    }
+    return data.type === field.type ? data : (data.clone(field.type) as Data);
+  });
+  const data = makeData({
+    type: new Struct(schema.fields),
+    length: batch.numRows,
+    children,
+    nullCount: 0,
+  } as never);
+  return new RecordBatch(schema, data as never);
+}
+
+/** Yields every row group of the file in `schema`, `batchRows` rows at a time. */
+export async function* readConformed(
+  reader: ParquetReader,
+  schema: Schema,
+  batchRows: number,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<RecordBatch> {
+  const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
+  const columns = schema.fields.map((f) => f.name).filter((n) => present.has(n));
+  for await (const batch of reader.readRowGroups({ columns, batchRows, signal })) {
+    yield conformBatch(batch, schema, reader.key);
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The upsert's source, validated and held in memory (it is the small side): every batch fitted to the table
+ * schema by name (extra columns and type differences are `DeltaLiteSchemaMismatchError`, missing nullable
+ * columns null-filled), rows grouped by partition value (a NULL partition value is an error), and each
+ * partition's primary-key set built and checked for duplicates — all before anything is written.
+ */
+import { arrowTypeToDelta, type PartitionScalar, serializePartitionValue } from "@deltalite/delta-log";
+import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
+import { takeRows } from "@deltalite/parquet-stream";
+import {
+  type Data,
+  type Field,
+  makeData,
+  RecordBatch,
+  type Schema,
+  Struct,
+  Type,
+  type Vector,
+  vectorFromArray,
+} from "apache-arrow";
+import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
+import { SourceKeySet } from "../keys/source-key-set.js";
+
+/** The source rows of one partition. */
+export interface SourcePartition {
+  /** Serialised partition values (`{}` for an unpartitioned table). */
+  values: Record<string, string | null>;
+  /** Human-readable name for messages (`day=2026-01-01`, or `(unpartitioned)`). */
+  label: string;
+  /** Batches of the partition's rows in the data-file schema (partition column dropped). */
+  batches: RecordBatch[];
+  keys: SourceKeySet;
+  rows: number;
+}
+
+const deltaTypeOf = (field: Field) => JSON.stringify(arrowTypeToDelta(field.type, field.name));
+
+/** Fits one source batch to the table schema (see module comment). */
+export function alignToTable(batch: RecordBatch, table: Schema, label: string): RecordBatch {
+  const names = new Set(table.fields.map((f) => f.name));
+  const extra = batch.schema.fields.filter((f) => !names.has(f.name)).map((f) => f.name);
+  if (extra.length > 0) {
+    throw new DeltaLiteSchemaMismatchError(
+      `${label}: the source has columns the table does not: ${extra.join(", ")}`,
+    );
+  }
+  const children = table.fields.map((field) => {
+    const index = batch.schema.fields.findIndex((f) => f.name === field.name);
+    if (index < 0) {
+      if (!field.nullable) {
+        throw new DeltaLiteSchemaMismatchError(
+          `${label}: the source lacks the non-nullable column ${field.name}`,
+        );
+      }
+      return vectorFromArray(new Array(batch.numRows).fill(null), field.type).data[0] as Data;
+    }
+    const sourceField = batch.schema.fields[index] as Field;
+    if (deltaTypeOf(sourceField) !== deltaTypeOf(field) || sourceField.type.typeId !== field.type.typeId) {
+      throw new DeltaLiteSchemaMismatchError(
+        `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
+      );
+    }
+    const data = batch.data.children[index] as Data;
+    if (!field.nullable && data.nullCount > 0) {
+      throw new DeltaLiteSchemaMismatchError(
+        `${label}: column ${field.name} is not nullable but the source has ${data.nullCount} nulls`,
+      );
+    }
+    return data;
+  });
+  return batchOf(table, batch.numRows, children);
+}
+
+function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {
+  const data = makeData({ type: new Struct(schema.fields), length, children, nullCount: 0 } as never);
+  return new RecordBatch(schema, data as never);
+}
+
+/** Keeps the columns of `schema` (by name) of a batch already in table order. */
+export function projectTo(batch: RecordBatch, schema: Schema): RecordBatch {
+  const children = schema.fields.map((f) => {
+    const index = batch.schema.fields.findIndex((g) => g.name === f.name);
+    return batch.data.children[index] as Data;
+  });
+  return batchOf(schema, batch.numRows, children);
+}
+
+/** The typed scalar of a partition column at `row` (int64/timestamp → bigint, decimal → unscaled bigint). */
+function partitionScalarAt(vector: Vector, row: number): PartitionScalar {
+  if (!vector.isValid(row)) return null;
+  if (vector.data.length !== 1) throw new DeltaLiteError("generic", "partition column must be one chunk");
+  const data = vector.data[0] as Data;
+  // Arrow slices keep `offset` for the validity bitmap but already start their value buffers at it.
+  const at = row;
+  switch (vector.type.typeId) {
+    case Type.Date:
+      return (data.values as Int32Array)[at] as number;
+    case Type.Timestamp:
+      return (data.values as BigInt64Array)[at] as bigint;
+    case Type.Decimal: {
+      const w = data.values as Uint32Array;
+      let v = 0n;
+      for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(w[at * 4 + k] as number);
+      return BigInt.asIntN(128, v);
+    }
+    default: {
+      const value = vector.get(row) as unknown;
+      if (
+        typeof value === "string" ||
+        typeof value === "number" ||
+        typeof value === "bigint" ||
+        typeof value === "boolean" ||
+        value instanceof Uint8Array
+      ) {
+        return value;
+      }
+      throw new DeltaLiteError(
+        "unsupported",
+        `partition column of type ${String(vector.type)} is not supported`,
+      );
+    }
+  }
+}
+
+export interface SourcePlanInput {
+  batches: readonly RecordBatch[];
+  tableSchema: Schema;
+  dataSchema: Schema;
+  partitionColumn: string | undefined;
+  partitionType: string | undefined;
+  /** Key columns as stored in data files (the partition column removed). */
+  fileKeys: readonly string[];
+  label: string;
+}
+
+/** Groups the (aligned) source by partition and builds each partition's key set; throws on duplicates. */
+export function planSource(input: SourcePlanInput): SourcePartition[] {
+  const groups = new Map<
+    string,
+    {
+      values: Record<string, string | null>;
+      label: string;
+      parts: { batch: RecordBatch; keys: EncodedKeys; rows: Int32Array }[];
+    }
+  >();
+  for (const batch of input.batches) {
+    if (batch.numRows === 0) continue;
+    const keys = encodeKeys(batch, input.fileKeys);
+    const byValue = new Map<string, number[]>();
+    if (input.partitionColumn === undefined) {
+      byValue.set(
+        "",
+        Array.from({ length: batch.numRows }, (_, i) => i),
+      );
+    } else {
+      const vector = batch.getChild(input.partitionColumn) as Vector;
+      for (let row = 0; row < batch.numRows; row++) {
+        const text = serializePartitionValue(partitionScalarAt(vector, row), input.partitionType as never);
+        if (text === null) {
+          throw new DeltaLiteError(
+            "generic",
+            `${input.label}: source row ${row} has a NULL value in partition column ${input.partitionColumn}; upsert needs a partition value for every row`,
+          );
+        }
+        const rows = byValue.get(text);
+        if (rows) rows.push(row);
+        else byValue.set(text, [row]);
+      }
+    }
+    for (const [text, rows] of byValue) {
+      let group = groups.get(text);
+      if (!group) {
+        const column = input.partitionColumn;
+        group = {
+          values: column === undefined ? {} : { [column]: text },
+          label: column === undefined ? "(unpartitioned)" : `${column}=${text}`,
+          parts: [],
+        };
+        groups.set(text, group);
+      }
+      group.parts.push({ batch, keys, rows: Int32Array.from(rows) });
+    }
+  }
+  const out: SourcePartition[] = [];
+  for (const group of groups.values()) {
+    const keys = SourceKeySet.build(group.parts.map((p) => ({ keys: p.keys, rows: p.rows })));
+    keys.assertNoDuplicates(group.label);
+    const batches = group.parts.map((p) => {
+      const selected = p.rows.length === p.batch.numRows ? p.batch : takeRows(p.batch, p.rows);
+      return projectTo(selected, input.dataSchema);
+    });
+    out.push({
+      values: group.values,
+      label: group.label,
+      batches,
+      keys,
+      rows: group.parts.reduce((n, p) => n + p.rows.length, 0),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+/**
+ * Stats pruning for the upsert (SPEC §7 "Stats pruning"): a candidate file is ruled out when, for some key
+ * column of integer (byte/short/integer/long), date or string type, no non-NULL-key source row of the
+ * partition has a value inside the file's [min, max]. Bounds the log cannot hold exactly (longs beyond 2^53)
+ * are ignored; a string max that may have been truncated by a writer (≥ 32 code points, Spark; ≥ 61 UTF-8
+ * bytes, delta-rs) is unbounded above. Strings compare in code-point order (= UTF-8 byte order). Other key
+ * types never prune. The rules follow deltalite's scan pruning (packages/deltalite/src/scan/prune.ts).
+ */
+import { type FileStats, parsePartitionValue } from "@deltalite/delta-log";
+import { type Data, type RecordBatch, Type } from "apache-arrow";
+import type { SourcePartition } from "./source-batch.js";
+
+type Value = number | bigint | string;
+
+const utf8 = new TextEncoder();
+
+/** Code-point order (UTF-16 code-unit order differs for characters beyond the BMP). */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i) as number;
+    const y = b.codePointAt(i) as number;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+function mayBeTruncated(max: string): boolean {
+  let codePoints = 0;
+  for (const _ of max) codePoints++;
+  return codePoints >= 32 || utf8.encode(max).length >= 61;
+}
+
+const compare = (a: Value, b: Value): number =>
+  typeof a === "string"
+    ? compareCodePoints(a, b as string)
+    : (a as number) < (b as number)
+      ? -1
+      : (a as number) > (b as number)
+        ? 1
+        : 0;
+
+/** Sorted distinct source values of one prunable key column. */
+interface ColumnValues {
+  column: string;
+  deltaType: string;
+  values: Value[];
+}
+
+function bound(raw: unknown, deltaType: string, side: "min" | "max"): Value | undefined {
+  switch (deltaType) {
+    case "byte":
+    case "short":
+    case "integer":
+      return typeof raw === "number" && Number.isSafeInteger(raw) ? raw : undefined;
+    case "long":
+      return typeof raw === "number" && Number.isSafeInteger(raw) ? BigInt(raw) : undefined;
+    case "date":
+      if (typeof raw !== "string" || !/^-?\d{4,}-\d{2}-\d{2}$/.test(raw)) return undefined;
+      try {
+        const days = parsePartitionValue(raw, "date");
+        return typeof days === "number" ? days : undefined;
+      } catch {
+        return undefined;
+      }
+    case "string":
+      if (typeof raw !== "string") return undefined;
+      return side === "max" && mayBeTruncated(raw) ? undefined : raw;
+    default:
+      return undefined;
+  }
+}
+
+function valueAt(data: Data, row: number, deltaType: string): Value | undefined {
+  if (!data.getValid(row)) return undefined;
+  // Arrow slices keep `offset` for the validity bitmap but already start their value buffers at it.
+  const at = row;
+  switch (data.type.typeId) {
+    case Type.Int:
+      if (deltaType === "long") return (data.values as BigInt64Array)[at] as bigint;
+      return (data.values as Int32Array | Int16Array | Int8Array)[at] as number;
+    case Type.Date:
+      return deltaType === "date" && (data.type as { unit?: number }).unit === 0
+        ? ((data.values as Int32Array)[at] as number)
+        : undefined;
+    case Type.Utf8: {
+      const offsets = data.valueOffsets as Int32Array;
+      return new TextDecoder().decode(
+        (data.values as Uint8Array).subarray(offsets[at] as number, offsets[at + 1] as number),
+      );
+    }
+    default:
+      return undefined;
+  }
+}
+
+export const PRUNABLE_TYPES = new Set(["byte", "short", "integer", "long", "date", "string"]);
+
+/** Prepares the partition's source values per prunable key column (rows with any NULL key part excluded). */
+export function sourceKeyRanges(
+  partition: SourcePartition,
+  keyTypes: Readonly<Record<string, string>>,
+): ColumnValues[] {
+  const columns = Object.entries(keyTypes).filter(([, t]) => PRUNABLE_TYPES.has(t));
+  const out: ColumnValues[] = [];
+  for (const [column, deltaType] of columns) {
+    const values: Value[] = [];
+    for (const batch of partition.batches) collect(batch, column, deltaType, Object.keys(keyTypes), values);
+    values.sort(compare);
+    out.push({ column, deltaType, values });
+  }
+  return out;
+}
+
+function collect(batch: RecordBatch, column: string, deltaType: string, keys: string[], into: Value[]): void {
+  const index = batch.schema.fields.findIndex((f) => f.name === column);
+  const data = batch.data.children[index] as Data;
+  const keyData = keys.map(
+    (k) => batch.data.children[batch.schema.fields.findIndex((f) => f.name === k)] as Data,
+  );
+  for (let row = 0; row < batch.numRows; row++) {
+    if (keyData.some((d) => !d.getValid(row))) continue;
+    const v = valueAt(data, row, deltaType);
+    if (v !== undefined) into.push(v);
+  }
+}
+
+/** False when the file's stats prove that no source key of the partition can be in it. */
+export function statsMayHoldKey(stats: FileStats | undefined, ranges: readonly ColumnValues[]): boolean {
+  if (!stats) return true;
+  for (const { column, deltaType, values } of ranges) {
+    const nulls = stats.nullCount?.[column];
+    if (
+      stats.tightBounds !== false &&
+      typeof nulls === "number" &&
+      typeof stats.numRecords === "number" &&
+      nulls >= stats.numRecords
+    ) {
+      return false; // every key in the file is NULL: nothing can match
+    }
+    const min = bound(stats.minValues?.[column], deltaType, "min");
+    const max = bound(stats.maxValues?.[column], deltaType, "max");
+    if (min === undefined && max === undefined) continue;
+    // First source value ≥ min, then check it is ≤ max.
+    let lo = 0;
+    let hi = values.length;
+    if (min !== undefined) {
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compare(values[mid] as Value, min) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    if (lo >= values.length) return false;
+    if (max !== undefined && compare(values[lo] as Value, max) > 0) return false;
+  }
+  return true;
+}

@@ -1,0 +1,73 @@
+/**
+ * The upsert's public shapes: its options (the knobs this pipeline honours) and `UpsertStats`, the seed's
+ * counters and per-phase timings camelCased.
+ */
+
+export type PruneStrategy = "probe" | "stats" | "none";
+
+export interface UpsertOptions {
+  /** Primary-key columns (top-level table columns). */
+  primaryKeys: readonly string[];
+  /** Must equal the table's partition column when given (the table may have at most one). */
+  partitionKey?: string | undefined;
+  /** Entries written flat into commitInfo. */
+  commitMetadata?: Record<string, unknown> | undefined;
+  /** How candidate files are narrowed before the rewrite (default "probe"). */
+  pruneStrategy?: PruneStrategy | undefined;
+  /** Default: the table's `delta.targetFileSize`, else the writer's default (100 MiB). */
+  targetFileSize?: number | undefined;
+  maxRowGroupBytes?: number | undefined;
+  maxRowGroupRows?: number | undefined;
+  /** Rows per decoded batch when streaming target files (default 8192). */
+  readBatchSize?: number | undefined;
+  /** Candidate files probed at once (default 8). */
+  probeConcurrency?: number | undefined;
+  /** Re-plans after a retryable commit conflict (default 5). */
+  maxReplans?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface UpsertStats {
+  /** The version this upsert committed. */
+  version: number;
+  sourceRows: number;
+  /** Source rows inserted (new keys and NULL-key rows). */
+  rowsInserted: number;
+  /** Target rows replaced by a source row. */
+  rowsUpdated: number;
+  /** Target rows of rewritten files kept unchanged. */
+  rowsCopied: number;
+  /** Source rows with a NULL in a key column (inserted, never matched). */
+  nullPkRows: number;
+  partitionsTouched: number;
+  /** Live files of the touched partitions. */
+  filesCandidates: number;
+  /** Candidate files ruled out by their Add stats. */
+  filesPrunedByStats: number;
+  /** Candidate files whose key columns the probe read. */
+  filesProbed: number;
+  /** Candidate files decided from the probe cache (no cache yet: always 0). */
+  filesProbeCached: number;
+  /** Candidate files left untouched (pruned by stats or without a hit). */
+  filesCarriedOver: number;
+  filesRemoved: number;
+  filesAdded: number;
+  /** Stored size of the rewritten files. */
+  bytesRead: number;
+  bytesWritten: number;
+  /** Non-nullable columns relaxed before the write (relax not implemented here: always 0). */
+  columnsRelaxed: number;
+  /** Plans made (1 + re-plans after commit conflicts). */
+  planAttempts: number;
+  ingestMs: number;
+  openMs: number;
+  planMs: number;
+  probeMs: number;
+  rewriteMs: number;
+  commitMs: number;
+  /** Post-commit checkpoint/cleanup runs inside the commit here and is counted in commitMs. */
+  maintenanceMs: number;
+  executionTimeMs: number;
+  /** Set when post-commit maintenance failed; the upsert itself is durable. */
+  maintenanceError?: unknown;
+}

@@ -1,0 +1,332 @@
+/**
+ * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (schema, keys,
+ * partition key, NULL partition values, duplicate keys) before any write; per touched partition take the
+ * live files as candidates, prune them by Add stats and/or the exact key probe, rewrite the hit files with
+ * the source rows; then ONE `MERGE` commit of all removes and adds. A retryable commit conflict re-plans
+ * against the newest snapshot (the source stays in memory), up to `maxReplans` times. On any failure the
+ * files this call wrote are deleted (best effort; no log entry ever referenced them).
+ */
+import {
+  type Action,
+  type CommitResult,
+  checkWriteSupport,
+  commitTransaction,
+  defaultMaintenanceHooks,
+  type FileView,
+  type ReadSet,
+  Snapshot,
+} from "@deltalite/delta-log";
+import {
+  DeltaLiteError,
+  DeltaLiteSchemaMismatchError,
+  DeltaLiteUnsupportedTableError,
+  isDeltaLiteError,
+} from "@deltalite/errors";
+import type { WrittenFile } from "@deltalite/parquet-stream";
+import { type RecordBatch, Schema } from "apache-arrow";
+import { fileHoldsSourceKey, mapLimit } from "./probe.js";
+import { rewritePartition } from "./rewrite.js";
+import { alignToTable, planSource, type SourcePartition } from "./source-batch.js";
+import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
+import type { UpsertOptions, UpsertStats } from "./types.js";
+
+export type UpsertSource = AsyncIterable<RecordBatch> | Iterable<RecordBatch> | RecordBatch;
+
+const now = () => performance.now();
+
+interface TableShape {
+  partitionColumn: string | undefined;
+  partitionType: string | undefined;
+  fileKeys: string[];
+  dataSchema: Schema;
+  keySchema: Schema;
+  keyTypes: Record<string, string>;
+}
+
+/** Checks the table and the options against each other (no I/O). */
+function tableShape(snapshot: Snapshot, options: UpsertOptions): TableShape {
+  const table = snapshot.table;
+  const partitions = snapshot.partitionColumns;
+  if (partitions.length > 1) {
+    throw new DeltaLiteUnsupportedTableError(
+      `${table} is partitioned by ${partitions.length} columns (${partitions.join(", ")}); upsert supports at most one partition column`,
+    );
+  }
+  const partitionColumn = partitions[0];
+  if (options.partitionKey !== undefined && options.partitionKey !== partitionColumn) {
+    throw new DeltaLiteError(
+      "generic",
+      partitionColumn === undefined
+        ? `${table} is not partitioned, but partitionKey ${options.partitionKey} was given`
+        : `${table} is partitioned by ${partitionColumn}, not by partitionKey ${options.partitionKey}`,
+    );
+  }
+  const keys = [...options.primaryKeys];
+  if (keys.length === 0) throw new DeltaLiteError("generic", `${table}: primaryKeys must not be empty`);
+  if (new Set(keys).size !== keys.length) {
+    throw new DeltaLiteError("generic", `${table}: primaryKeys lists a column twice (${keys.join(", ")})`);
+  }
+  const fields = snapshot.deltaSchema.fields;
+  for (const key of keys) {
+    if (!fields.some((f) => f.name === key)) {
+      throw new DeltaLiteSchemaMismatchError(`${table}: primary-key column ${key} is not a table column`);
+    }
+  }
+  // Inside one partition the partition value is constant: files never store it, so it is not matched on.
+  const fileKeys = keys.filter((k) => k !== partitionColumn);
+  if (fileKeys.length === 0) {
+    throw new DeltaLiteError(
+      "generic",
+      `${table}: the primary key must include a column besides the partition column`,
+    );
+  }
+  const dataSchema = new Schema(snapshot.schema.fields.filter((f) => f.name !== partitionColumn));
+  const keySchema = new Schema(fileKeys.map((k) => dataSchema.fields.find((f) => f.name === k)!));
+  const typeOf = (name: string) => {
+    const type = fields.find((f) => f.name === name)?.type;
+    return typeof type === "string" ? type : undefined;
+  };
+  const keyTypes: Record<string, string> = {};
+  for (const k of fileKeys) keyTypes[k] = typeOf(k) ?? "struct";
+  return {
+    partitionColumn,
+    partitionType: partitionColumn === undefined ? undefined : typeOf(partitionColumn),
+    fileKeys,
+    dataSchema,
+    keySchema,
+    keyTypes,
+  };
+}
+
+async function collect(data: UpsertSource, signal: AbortSignal | undefined): Promise<RecordBatch[]> {
+  if (Symbol.iterator in data || Symbol.asyncIterator in data) {
+    const out: RecordBatch[] = [];
+    for await (const batch of data as AsyncIterable<RecordBatch>) {
+      signal?.throwIfAborted();
+      out.push(batch);
+    }
+    return out;
+  }
+  return [data as RecordBatch];
+}
+
+function targetFileSizeOf(snapshot: Snapshot, explicit: number | undefined): number | undefined {
+  if (explicit !== undefined) return explicit;
+  const n = Number(snapshot.configuration["delta.targetFileSize"]);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+function predicateOf(shape: TableShape): string {
+  const q = (name: string) => `\`${name.replace(/`/g, "``")}\``;
+  const columns =
+    shape.partitionColumn === undefined ? shape.fileKeys : [shape.partitionColumn, ...shape.fileKeys];
+  return columns.map((c) => `t.${q(c)} = s.${q(c)}`).join(" AND ");
+}
+
+/** Replaces rows whose primary key exists in the partition and inserts the rest, in one commit. */
+export async function upsert(
+  snapshot: Snapshot,
+  data: UpsertSource,
+  options: UpsertOptions,
+): Promise<UpsertStats> {
+  const started = now();
+  const signal = options.signal;
+  const strategy = options.pruneStrategy ?? "probe";
+  if (strategy !== "probe" && strategy !== "stats" && strategy !== "none") {
+    throw new DeltaLiteError("generic", `unknown pruneStrategy ${JSON.stringify(strategy)}`);
+  }
+  const label = snapshot.table;
+  checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
+  const shape = tableShape(snapshot, options);
+
+  // Ingest + validation: nothing is written before this completes.
+  let t = now();
+  const batches = (await collect(data, signal)).map((b) => alignToTable(b, snapshot.schema, label));
+  const partitions = planSource({
+    batches,
+    tableSchema: snapshot.schema,
+    dataSchema: shape.dataSchema,
+    partitionColumn: shape.partitionColumn,
+    partitionType: shape.partitionType,
+    fileKeys: shape.fileKeys,
+    label,
+  });
+  const ingestMs = now() - t;
+
+  const maxReplans = options.maxReplans ?? 5;
+  let current = snapshot;
+  let openMs = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const stats = await planAndCommit(current, partitions, shape, options, attempt);
+      return { ...stats, ingestMs, openMs, executionTimeMs: now() - started };
+    } catch (error) {
+      const replan =
+        isDeltaLiteError(error) && error.kind === "conflict" && error.retryable && attempt <= maxReplans;
+      if (!replan) throw error;
+      t = now();
+      current = await Snapshot.open(current.store, { signal });
+      openMs += now() - t;
+      // A concurrent schema change is never re-planned (it could null-fill a column).
+      if (current.schemaJson !== snapshot.schemaJson) throw error;
+    }
+  }
+}
+
+async function planAndCommit(
+  snapshot: Snapshot,
+  partitions: readonly SourcePartition[],
+  shape: TableShape,
+  options: UpsertOptions,
+  attempt: number,
+): Promise<Omit<UpsertStats, "ingestMs" | "openMs" | "executionTimeMs">> {
+  const store = snapshot.store;
+  const signal = options.signal;
+  const strategy = options.pruneStrategy ?? "probe";
+  const readBatchSize = options.readBatchSize ?? 8192;
+  const stats = {
+    sourceRows: partitions.reduce((n, p) => n + p.rows, 0),
+    nullPkRows: partitions.reduce((n, p) => n + p.keys.nullKeyRows, 0),
+    partitionsTouched: partitions.length,
+    filesCandidates: 0,
+    filesPrunedByStats: 0,
+    filesProbed: 0,
+    filesProbeCached: 0,
+    filesRemoved: 0,
+    filesAdded: 0,
+    rowsUpdated: 0,
+    rowsCopied: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    planMs: 0,
+    probeMs: 0,
+    rewriteMs: 0,
+  };
+
+  // Plan: candidates by partition, then stats.
+  let t = now();
+  const filesByPartition = new Map<string, FileView[]>();
+  const partitionId = (values: Readonly<Record<string, string | null>>) =>
+    shape.partitionColumn === undefined ? "" : `v:${values[shape.partitionColumn] ?? "\u0000null"}`;
+  for (const file of snapshot.files) {
+    const id = partitionId(file.partitionValues);
+    const list = filesByPartition.get(id);
+    if (list) list.push(file);
+    else filesByPartition.set(id, [file]);
+  }
+  const plans = partitions.map((partition) => {
+    const candidates = filesByPartition.get(partitionId(partition.values)) ?? [];
+    stats.filesCandidates += candidates.length;
+    let remaining = candidates;
+    if (strategy !== "none") {
+      const ranges = sourceKeyRanges(partition, shape.keyTypes);
+      remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
+      stats.filesPrunedByStats += candidates.length - remaining.length;
+    }
+    return { partition, candidates, remaining, hits: remaining };
+  });
+  stats.planMs = now() - t;
+
+  const written: WrittenFile[] = [];
+  try {
+    // Probe + rewrite, one partition after the other.
+    t = now();
+    const adds: Action[] = [];
+    const removes: Action[] = [];
+    const deletionTimestamp = Date.now();
+    for (const plan of plans) {
+      if (strategy === "probe") {
+        const p0 = now();
+        const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, (file) =>
+          fileHoldsSourceKey(store, file, plan.partition.keys, shape.keySchema, readBatchSize, signal),
+        );
+        stats.filesProbed += plan.remaining.length;
+        plan.hits = plan.remaining.filter((_, i) => found[i]);
+        stats.probeMs += now() - p0;
+      }
+      const result = await rewritePartition({
+        store,
+        partition: plan.partition,
+        partitionColumns: snapshot.partitionColumns,
+        hitFiles: plan.hits,
+        dataSchema: shape.dataSchema,
+        configuration: snapshot.configuration,
+        readBatchSize,
+        targetFileSize: targetFileSizeOf(snapshot, options.targetFileSize),
+        maxRowGroupBytes: options.maxRowGroupBytes,
+        maxRowGroupRows: options.maxRowGroupRows,
+        signal,
+        onFile: (file) => written.push(file),
+      });
+      stats.rowsUpdated += result.rowsUpdated;
+      stats.rowsCopied += result.rowsCopied;
+      stats.bytesRead += result.bytesRead;
+      stats.bytesWritten += result.bytesWritten;
+      stats.filesAdded += result.adds.length;
+      stats.filesRemoved += plan.hits.length;
+      for (const add of result.adds) adds.push({ add });
+      for (const file of plan.hits) {
+        removes.push({
+          remove: {
+            path: file.add.path,
+            deletionTimestamp,
+            dataChange: true,
+            extendedFileMetadata: true,
+            partitionValues: file.add.partitionValues,
+            size: file.size,
+          },
+        });
+      }
+    }
+    stats.rewriteMs = now() - t;
+
+    // One commit.
+    t = now();
+    const rowsInserted = stats.sourceRows - stats.rowsUpdated;
+    const read: ReadSet =
+      partitions.length === 0
+        ? { kind: "none" }
+        : shape.partitionColumn === undefined
+          ? { kind: "table" }
+          : { kind: "partitions", partitions: partitions.map((p) => p.values) };
+    const commit: CommitResult = await commitTransaction(snapshot, [...removes, ...adds], {
+      operation: "MERGE",
+      operationParameters: {
+        predicate: predicateOf(shape),
+        matchedPredicates: JSON.stringify([{ actionType: "update" }]),
+        notMatchedPredicates: JSON.stringify([{ actionType: "insert" }]),
+        notMatchedBySourcePredicates: "[]",
+      },
+      operationMetrics: {
+        numSourceRows: stats.sourceRows,
+        numTargetRowsInserted: rowsInserted,
+        numTargetRowsUpdated: stats.rowsUpdated,
+        numTargetRowsDeleted: 0,
+        numTargetRowsCopied: stats.rowsCopied,
+        numOutputRows: rowsInserted + stats.rowsUpdated + stats.rowsCopied,
+        numTargetFilesAdded: stats.filesAdded,
+        numTargetFilesRemoved: stats.filesRemoved,
+        executionTimeMs: Math.round(now() - t + stats.planMs + stats.rewriteMs),
+      },
+      commitMetadata: options.commitMetadata,
+      read,
+      hooks: defaultMaintenanceHooks(),
+      signal,
+    });
+    const commitMs = now() - t;
+    return {
+      version: commit.version,
+      ...stats,
+      rowsInserted,
+      filesCarriedOver: stats.filesCandidates - stats.filesRemoved,
+      columnsRelaxed: 0,
+      planAttempts: attempt,
+      commitMs,
+      maintenanceMs: 0,
+      ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
+    };
+  } catch (error) {
+    await Promise.allSettled(written.map((f) => store.delete(f.key)));
+    throw error;
+  }
+}
