@@ -93,3 +93,24 @@ def op_merge_read(args):
         "files": sorted(a["path"] for a in adds),
         "commitInfo": dt.history(1)[0],
     }
+
+
+def op_merge_files_holding(args):
+    """args: {uri, column, values: [...]}. The add paths (as the log holds them) of the live files whose
+    `column` contains any of `values`, each file read with pyarrow."""
+    import os
+    import urllib.parse
+
+    import pyarrow.parquet as pq
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(args["uri"])
+    wanted = set(args["values"])
+    out = []
+    for add in pa.table(dt.get_add_actions(flatten=False)).to_pylist():
+        path = add["path"]
+        local = os.path.join(args["uri"], urllib.parse.unquote(path))
+        values = pq.read_table(local, columns=[args["column"]]).column(0).to_pylist()
+        if wanted.intersection(values):
+            out.append(path)
+    return sorted(out)

@@ -349,6 +349,13 @@ describe("upsert = delta-rs MERGE", () => {
       nullPkRows: 1,
       partitionsTouched: 3,
       filesCandidates: 9, // 3 appends × 3 partitions
+      // Appends hold ids 0–9, 10–19, 20–29: stats keep only the first append's file in a and b; c has only a
+      // NULL key, which matches nothing, so all its files are ruled out.
+      filesPrunedByStats: 7,
+      filesProbed: 2,
+      filesRemoved: 2,
+      filesCarriedOver: 7,
+      rowsCopied: 5, // a: ids 0,3,6,9 minus 0; b: ids 1,4,7 minus 1
     });
   });
 
