@@ -7,6 +7,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { venvBin } from "./python.js";
 
+/** Python: ask the kernel to SIGTERM us when our parent dies (Linux prctl), then exec the given program. */
+const PDEATHSIG_EXEC = [
+  "import ctypes, os, signal, sys",
+  "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)",
+  "os.execv(sys.executable, [sys.executable, sys.argv[1], *sys.argv[2:]])",
+].join("; ");
+
 export interface S3Server {
   endpoint: string;
   /** Storage options that point deltalite (and delta-rs) at this server. */
@@ -51,10 +58,16 @@ export async function startS3Server(): Promise<S3Server> {
   const bin = venvBin("moto_server");
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const child = spawn(bin, ["-H", "127.0.0.1", "-p", String(port)], {
-      stdio: ["ignore", "ignore", "pipe"],
-      detached: true,
-    });
+    // moto runs in its own process group (stop() kills the group) and with PR_SET_PDEATHSIG, so it also
+    // dies when the test process does, even on a crash or a kill that skips the teardown.
+    const child = spawn(
+      venvBin("python"),
+      ["-c", PDEATHSIG_EXEC, bin, "-H", "127.0.0.1", "-p", String(port)],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        detached: true,
+      },
+    );
     let stderr = "";
     child.stderr?.on("data", (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
