@@ -9,6 +9,7 @@ import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors"
 import { takeRows } from "@deltalite/parquet-stream";
 import {
   type Data,
+  type DataType,
   type Field,
   makeData,
   RecordBatch,
@@ -60,7 +61,15 @@ export function alignToTable(batch: RecordBatch, table: Schema, label: string): 
         `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
       );
     }
-    const data = batch.data.children[index] as Data;
+    let data = batch.data.children[index] as Data;
+    if (String(data.type) !== String(field.type)) {
+      if (!sameStorage(data.type, field.type)) {
+        throw new DeltaLiteSchemaMismatchError(
+          `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
+        );
+      }
+      data = data.clone(field.type) as Data; // e.g. a timestamp time zone spelt differently: same values
+    }
     if (!field.nullable && data.nullCount > 0) {
       throw new DeltaLiteSchemaMismatchError(
         `${label}: column ${field.name} is not nullable but the source has ${data.nullCount} nulls`,
@@ -69,6 +78,18 @@ export function alignToTable(batch: RecordBatch, table: Schema, label: string): 
     return data;
   });
   return batchOf(table, batch.numRows, children);
+}
+
+/** Same physical values under both types (only names such as a time zone's spelling may differ). */
+function sameStorage(a: DataType, b: DataType): boolean {
+  if (a.typeId !== b.typeId) return false;
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  for (const key of ["unit", "bitWidth", "isSigned", "precision", "scale", "byteWidth"]) {
+    if (x[key] !== y[key]) return false;
+  }
+  // Nested types must match exactly.
+  return (a.children?.length ?? 0) === 0 && (b.children?.length ?? 0) === 0;
 }
 
 function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {

@@ -23,14 +23,14 @@ import {
   isDeltaLiteError,
 } from "@deltalite/errors";
 import type { WrittenFile } from "@deltalite/parquet-stream";
-import { type RecordBatch, Schema } from "apache-arrow";
+import { RecordBatch, Schema, Table } from "apache-arrow";
 import { fileHoldsSourceKey, mapLimit } from "./probe.js";
 import { rewritePartition } from "./rewrite.js";
 import { alignToTable, planSource, type SourcePartition } from "./source-batch.js";
 import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
 import type { UpsertOptions, UpsertStats } from "./types.js";
 
-export type UpsertSource = AsyncIterable<RecordBatch> | Iterable<RecordBatch> | RecordBatch;
+export type UpsertSource = Table | RecordBatch | AsyncIterable<RecordBatch> | Iterable<RecordBatch>;
 
 const now = () => performance.now();
 
@@ -99,15 +99,28 @@ function tableShape(snapshot: Snapshot, options: UpsertOptions): TableShape {
 }
 
 async function collect(data: UpsertSource, signal: AbortSignal | undefined): Promise<RecordBatch[]> {
-  if (Symbol.iterator in data || Symbol.asyncIterator in data) {
-    const out: RecordBatch[] = [];
-    for await (const batch of data as AsyncIterable<RecordBatch>) {
-      signal?.throwIfAborted();
-      out.push(batch);
-    }
-    return out;
+  // Checked first: a RecordBatch and a Table are also iterables (of rows).
+  if (data instanceof RecordBatch) return [data];
+  if (data instanceof Table) return [...data.batches];
+  if (
+    typeof data !== "object" ||
+    data === null ||
+    !(Symbol.iterator in data || Symbol.asyncIterator in data)
+  ) {
+    throw new DeltaLiteError(
+      "generic",
+      "upsert data must be an Arrow Table, RecordBatch or (async) iterable of RecordBatches",
+    );
   }
-  return [data as RecordBatch];
+  const out: RecordBatch[] = [];
+  for await (const batch of data as AsyncIterable<unknown>) {
+    signal?.throwIfAborted();
+    if (!(batch instanceof RecordBatch)) {
+      throw new DeltaLiteError("generic", "every item of the upsert data must be an Arrow RecordBatch");
+    }
+    out.push(batch);
+  }
+  return out;
 }
 
 function targetFileSizeOf(snapshot: Snapshot, explicit: number | undefined): number | undefined {
