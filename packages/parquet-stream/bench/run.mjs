@@ -1,0 +1,35 @@
+// The `pnpm bench <name> [args…]` dispatcher: owns the map from benchmark name to script. Each benchmark is a
+// standalone Node script run in its own process with the remaining arguments; `pnpm bench` alone lists them.
+// To add one, add an entry below (script path relative to this folder or absolute, plus a one-line summary).
+import { spawn } from "node:child_process";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** name → { script, summary, usage } */
+export const BENCHMARKS = {
+  parquet: {
+    script: "parquet-bench.mjs",
+    summary:
+      "streaming Parquet write + read, local disk and moto S3: peak RSS, rows/s, MB/s beside pyarrow and delta-rs",
+    usage: "pnpm bench parquet [--sizes 1000000,10000000] [--targets local,s3]",
+  },
+};
+
+const [name, ...args] = process.argv.slice(2);
+const bench = name === undefined ? undefined : BENCHMARKS[name];
+if (!bench) {
+  if (name !== undefined && name !== "--help" && name !== "-h") {
+    console.error(`unknown benchmark ${JSON.stringify(name)}\n`);
+  }
+  console.log("Available benchmarks (pnpm bench <name> [options]):\n");
+  for (const [key, b] of Object.entries(BENCHMARKS)) {
+    console.log(`  ${key.padEnd(10)} ${b.summary}\n  ${"".padEnd(10)} ${b.usage}\n`);
+  }
+  process.exit(name === undefined || name === "--help" || name === "-h" ? 0 : 1);
+}
+const script = isAbsolute(bench.script) ? bench.script : resolve(here, bench.script);
+const child = spawn(process.execPath, [script, ...args], { stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
