@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
+import { openParquetReader } from "@deltalite/parquet-stream";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import {
   Field,
@@ -357,6 +358,79 @@ describe("upsert = delta-rs MERGE", () => {
       filesCarriedOver: 7,
       rowsCopied: 5, // a: ids 0,3,6,9 minus 0; b: ids 1,4,7 minus 1
     });
+  });
+
+  it("20k rows in 20 row groups, half of them updated, read 512 rows at a time", async () => {
+    const c: Case = {
+      name: "big",
+      partitioned: false,
+      keys: ["id"],
+      initial: [{ id: -1n, part: "a" }],
+      batches: [],
+    };
+    const ours = join(dir, `ours-big-${n}`);
+    const theirs = join(dir, `theirs-big-${n++}`);
+    await oracle.call("merge_create", { uris: [ours, theirs], data: await ipcFile(c.initial), appends: 1 });
+    const store = new LocalFileStore(ours);
+    const first = initialRows(20_000);
+    const second = first.filter((_, i) => i % 2 === 0).map((r) => ({ ...r, name: "updated", v: -1 }));
+    const s1 = await upsert(await Snapshot.open(store), tableOf(first), {
+      primaryKeys: ["id"],
+      maxRowGroupRows: 1000,
+    });
+    expect(s1).toMatchObject({ rowsInserted: 20_000, rowsUpdated: 0, filesRemoved: 0, filesAdded: 1 });
+    const written = [...(await Snapshot.open(store)).files].sort((x, y) => y.size - x.size)[0]!;
+    const reader = await openParquetReader(store, written.path, { size: written.size });
+    expect(reader.numRowGroups).toBe(20);
+    const s2 = await upsert(await Snapshot.open(store), tableOf(second), {
+      primaryKeys: ["id"],
+      readBatchSize: 512,
+    });
+    expect(s2).toMatchObject({ rowsUpdated: 10_000, rowsInserted: 0, rowsCopied: 10_000, filesRemoved: 1 });
+    for (const rows of [first, second]) {
+      await oracle.call("merge_delta_rs", { uri: theirs, source: await ipcFile(rows), keys: ["id"] });
+    }
+    const a = await oracle.call<ReadBack>("merge_read", { uri: ours });
+    const b = await oracle.call<ReadBack>("merge_read", { uri: theirs });
+    expect(a.rows.length).toBe(20_001);
+    expect(a.rows).toEqual(b.rows);
+  });
+
+  it("a source split over many batches (async iterable) equals one batch; duplicates across batches are caught", async () => {
+    const c = cases[0]!;
+    const rows = [...c.batches[0]!, { id: 7n, name: "x", part: "b" }, { id: 8n, name: "y", part: "a" }];
+    const ours = join(dir, `ours-split-${n}`);
+    const theirs = join(dir, `theirs-split-${n++}`);
+    await oracle.call("merge_create", {
+      uris: [ours, theirs],
+      data: await ipcFile(c.initial),
+      partition_by: ["part"],
+      appends: 3,
+    });
+    async function* oneRowBatches(list: Row[]) {
+      for (const row of list) yield batchOf([row]);
+    }
+    const snapshot = await Snapshot.open(new LocalFileStore(ours));
+    const dup = await upsert(snapshot, oneRowBatches([...rows, { id: 7n, name: "again", part: "b" }]), {
+      primaryKeys: ["id"],
+      partitionKey: "part",
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(dup?.message).toMatch(/1 duplicate primary-key row in partition part=b/);
+    expect((await Snapshot.open(new LocalFileStore(ours))).version).toBe(snapshot.version);
+    const stats = await upsert(snapshot, oneRowBatches(rows), { primaryKeys: ["id"], partitionKey: "part" });
+    expect(stats.sourceRows).toBe(rows.length);
+    await oracle.call("merge_delta_rs", {
+      uri: theirs,
+      source: await ipcFile(rows),
+      keys: ["id"],
+      partition_key: "part",
+    });
+    const a = await oracle.call<ReadBack>("merge_read", { uri: ours });
+    const b = await oracle.call<ReadBack>("merge_read", { uri: theirs });
+    expect(a.rows).toEqual(b.rows);
   });
 
   const strategies: PruneStrategy[] = ["probe", "stats", "none"];
