@@ -207,6 +207,66 @@ describe("upsert errors leave the table unchanged", () => {
     expect(await filesOnDisk(uri!)).toEqual(diskBefore);
   });
 
+  it("an already aborted signal → aborted, table unchanged", async () => {
+    const [uri] = await createTable(base(20), ["part"]);
+    const store = new LocalFileStore(uri!);
+    const before = await Snapshot.open(store);
+    const controller = new AbortController();
+    controller.abort(new Error("caller gave up"));
+    const error = await upsert(before, tableOf(src([1n], ["b"])).batches, {
+      primaryKeys: ["id"],
+      partitionKey: "part",
+      signal: controller.signal,
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as { kind?: string }).kind).toBe("aborted");
+    expect((await Snapshot.open(store)).version).toBe(before.version);
+  });
+
+  it("an abort once the first new data file is being written → aborted, table unchanged, the file deleted", async () => {
+    const [uri] = await createTable(base(40), ["part"]);
+    const local = new LocalFileStore(uri!);
+    const controller = new AbortController();
+    let parquetPuts = 0;
+    // The real local store; only `put` is observed so the abort lands mid-upsert.
+    const store = new Proxy(local, {
+      get(target, prop, receiver) {
+        if (prop === "put") {
+          return async (key: string, ...rest: unknown[]) => {
+            if (key.endsWith(".parquet")) {
+              parquetPuts++;
+              controller.abort(new Error("stop"));
+            }
+            return (target.put as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const before = await Snapshot.open(store);
+    const diskBefore = await filesOnDisk(uri!);
+    const error = await upsert(
+      before,
+      tableOf(src([0n, 1n, 2n, 3n, 500n], ["a", "b", "a", "b", "a"])).batches,
+      {
+        primaryKeys: ["id"],
+        partitionKey: "part",
+        signal: controller.signal,
+      },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(parquetPuts).toBeGreaterThan(0);
+    expect((error as { kind?: string }).kind).toBe("aborted");
+    const after = await Snapshot.open(local);
+    expect(after.version).toBe(before.version);
+    expect(await filesOnDisk(uri!)).toEqual(diskBefore);
+  });
+
   it("a commit that loses to a concurrent MERGE and may not re-plan: conflict error, no orphan files", async () => {
     const [ours] = await createTable(base(20), ["part"]);
     const store = new LocalFileStore(ours!);

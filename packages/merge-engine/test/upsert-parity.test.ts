@@ -296,6 +296,11 @@ describe("upsert = delta-rs MERGE", () => {
     const { a, b, stats } = await runBoth(c, "probe");
     expect(a.rows).toEqual(b.rows);
     expect(a.schema).toEqual(b.schema);
+    // Files are placed and named as delta-rs places them (same partition directories, part-…-c000 names).
+    const dirs = (files: string[]) =>
+      [...new Set(files.map((f) => f.slice(0, f.lastIndexOf("/") + 1)))].sort();
+    expect(dirs(a.files)).toEqual(dirs(b.files));
+    for (const f of a.files) expect(f).toMatch(/(^|\/)part-\d{5}-[0-9a-f-]{36}-c000\.snappy\.parquet$/);
     for (const s of stats) {
       expect(s.rowsInserted + s.rowsUpdated).toBe(s.sourceRows);
       expect(s.filesCarriedOver + s.filesRemoved).toBe(s.filesCandidates);

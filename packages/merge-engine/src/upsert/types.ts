@@ -3,6 +3,8 @@
  * counters and per-phase timings camelCased.
  */
 
+import type { PostCommitHooks } from "@deltalite/delta-log";
+
 export type PruneStrategy = "probe" | "stats" | "none";
 
 export interface UpsertOptions {
@@ -24,6 +26,8 @@ export interface UpsertOptions {
   probeConcurrency?: number | undefined;
   /** Re-plans after a retryable commit conflict (default 5). */
   maxReplans?: number | undefined;
+  /** Post-commit maintenance (default: delta-log's checkpoint + log cleanup on the interval boundary). */
+  hooks?: PostCommitHooks | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -65,7 +69,7 @@ export interface UpsertStats {
   probeMs: number;
   rewriteMs: number;
   commitMs: number;
-  /** Post-commit checkpoint/cleanup runs inside the commit here and is counted in commitMs. */
+  /** Post-commit checkpoint + log cleanup (non-zero only on checkpoint-boundary commits); not in commitMs. */
   maintenanceMs: number;
   executionTimeMs: number;
   /** Set when post-commit maintenance failed; the upsert itself is durable. */

@@ -13,6 +13,8 @@ import {
   commitTransaction,
   defaultMaintenanceHooks,
   type FileView,
+  type PostCommitContext,
+  type PostCommitHooks,
   type ReadSet,
   Snapshot,
 } from "@deltalite/delta-log";
@@ -114,13 +116,35 @@ async function collect(data: UpsertSource, signal: AbortSignal | undefined): Pro
   }
   const out: RecordBatch[] = [];
   for await (const batch of data as AsyncIterable<unknown>) {
-    signal?.throwIfAborted();
+    checkAborted(signal, "upsert source");
     if (!(batch instanceof RecordBatch)) {
       throw new DeltaLiteError("generic", "every item of the upsert data must be an Arrow RecordBatch");
     }
     out.push(batch);
   }
   return out;
+}
+
+function checkAborted(signal: AbortSignal | undefined, table: string): void {
+  if (signal?.aborted) {
+    throw new DeltaLiteError("aborted", `${table}: upsert aborted`, { cause: signal.reason });
+  }
+}
+
+/** The same hooks, with the time spent in them added to `into.ms`. */
+function timedHooks(hooks: PostCommitHooks, into: { ms: number }): PostCommitHooks {
+  const timed = (hook: ((context: PostCommitContext) => Promise<void>) | undefined) =>
+    hook &&
+    (async (context: PostCommitContext) => {
+      const t = now();
+      try {
+        await hook(context);
+      } finally {
+        // The seed's maintenance_ms is non-zero only on checkpoint-boundary commits.
+        if (context.checkpointDue) into.ms += now() - t;
+      }
+    });
+  return { onCheckpointDue: timed(hooks.onCheckpointDue), afterCommit: timed(hooks.afterCommit) };
 }
 
 function targetFileSizeOf(snapshot: Snapshot, explicit: number | undefined): number | undefined {
@@ -149,6 +173,7 @@ export async function upsert(
     throw new DeltaLiteError("generic", `unknown pruneStrategy ${JSON.stringify(strategy)}`);
   }
   const label = snapshot.table;
+  checkAborted(signal, label);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
   const shape = tableShape(snapshot, options);
 
@@ -248,6 +273,7 @@ async function planAndCommit(
     const removes: Action[] = [];
     const deletionTimestamp = Date.now();
     for (const plan of plans) {
+      checkAborted(signal, snapshot.table);
       if (strategy === "probe") {
         const p0 = now();
         const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, (file) =>
@@ -293,8 +319,10 @@ async function planAndCommit(
     }
     stats.rewriteMs = now() - t;
 
-    // One commit.
+    // One commit (post-commit maintenance timed apart).
+    checkAborted(signal, snapshot.table);
     t = now();
+    const maintenance = { ms: 0 };
     const rowsInserted = stats.sourceRows - stats.rowsUpdated;
     const read: ReadSet =
       partitions.length === 0
@@ -323,10 +351,10 @@ async function planAndCommit(
       },
       commitMetadata: options.commitMetadata,
       read,
-      hooks: defaultMaintenanceHooks(),
+      hooks: timedHooks(options.hooks ?? defaultMaintenanceHooks(), maintenance),
       signal,
     });
-    const commitMs = now() - t;
+    const commitMs = now() - t - maintenance.ms;
     return {
       version: commit.version,
       ...stats,
@@ -335,7 +363,7 @@ async function planAndCommit(
       columnsRelaxed: 0,
       planAttempts: attempt,
       commitMs,
-      maintenanceMs: 0,
+      maintenanceMs: maintenance.ms,
       ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
     };
   } catch (error) {
