@@ -180,6 +180,15 @@ describe("upsert errors leave the table unchanged", () => {
       message: /1 duplicate primary-key row in partition \(unpartitioned\)/,
     },
     {
+      name: "a source larger than maxSourceBytes",
+      kind: "source_too_large",
+      errorName: "DeltaLiteSourceTooLargeError",
+      partitionBy: ["part"],
+      source: src([1n, 2n], ["b", "a"]),
+      options: { primaryKeys: ["id"], partitionKey: "part", maxSourceBytes: 1 },
+      message: /maxSourceBytes \(1 bytes\)/,
+    },
+    {
       name: "an unknown prune strategy",
       kind: "generic",
       partitionBy: ["part"],
@@ -205,6 +214,18 @@ describe("upsert errors leave the table unchanged", () => {
     expect(after.version).toBe(before.version);
     expect(after.files.map((f) => f.path).sort()).toEqual(before.files.map((f) => f.path).sort());
     expect(await filesOnDisk(uri!)).toEqual(diskBefore);
+  });
+
+  it("maxSourceBytes 0 disables the source guard", async () => {
+    const [uri] = await createTable(base(4), ["part"]);
+    const store = new LocalFileStore(uri!);
+    const before = await Snapshot.open(store);
+    const stats = await upsert(before, tableOf(src([1n], ["b"])), {
+      primaryKeys: ["id"],
+      partitionKey: "part",
+      maxSourceBytes: 0,
+    });
+    expect(stats.version).toBe(before.version + 1);
   });
 
   it("an already aborted signal → aborted, table unchanged", async () => {

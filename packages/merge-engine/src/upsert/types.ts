@@ -24,6 +24,8 @@ export interface UpsertOptions {
   readBatchSize?: number | undefined;
   /** Candidate files probed at once (default 8). */
   probeConcurrency?: number | undefined;
+  /** Source guard: Arrow buffer bytes of the whole source (default 2 GiB; 0 disables). */
+  maxSourceBytes?: number | undefined;
   /** Re-plans after a retryable commit conflict (default 5). */
   maxReplans?: number | undefined;
   /** Post-commit maintenance (default: delta-log's checkpoint + log cleanup on the interval boundary). */

@@ -1,5 +1,5 @@
 /**
- * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (schema, keys,
+ * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (source guard, schema, keys,
  * partition key, NULL partition values, duplicate keys) before any write; per touched partition take the
  * live files as candidates, prune them by Add stats and/or the exact key probe, rewrite the hit files with
  * the source rows; then ONE `MERGE` commit of all removes and adds. A retryable commit conflict re-plans
@@ -21,11 +21,12 @@ import {
 import {
   DeltaLiteError,
   DeltaLiteSchemaMismatchError,
+  DeltaLiteSourceTooLargeError,
   DeltaLiteUnsupportedTableError,
   isDeltaLiteError,
 } from "@deltalite/errors";
 import type { WrittenFile } from "@deltalite/parquet-stream";
-import { RecordBatch, Schema, Table } from "apache-arrow";
+import { type Data, RecordBatch, Schema, Table } from "apache-arrow";
 import { fileHoldsSourceKey, mapLimit } from "./probe.js";
 import { rewritePartition } from "./rewrite.js";
 import { alignToTable, planSource, type SourcePartition } from "./source-batch.js";
@@ -100,10 +101,38 @@ function tableShape(snapshot: Snapshot, options: UpsertOptions): TableShape {
   };
 }
 
-async function collect(data: UpsertSource, signal: AbortSignal | undefined): Promise<RecordBatch[]> {
+/** Default of `maxSourceBytes` (the seed's 2 GiB; the table layer may take it from DELTALITE_MAX_SOURCE_BYTES). */
+export const DEFAULT_MAX_SOURCE_BYTES = 2 * 1024 ** 3;
+
+/** Bytes of the Arrow buffers of one batch (what the source guard counts). */
+export function batchBytes(batch: RecordBatch): number {
+  const walk = (data: Data): number =>
+    [data.values, data.valueOffsets, data.nullBitmap, data.typeIds].reduce(
+      (n: number, b: ArrayBufferView | undefined) => n + (b?.byteLength ?? 0),
+      0,
+    ) + data.children.reduce((n: number, c: Data) => n + walk(c), 0);
+  return walk(batch.data as Data);
+}
+
+async function collect(
+  data: UpsertSource,
+  maxBytes: number,
+  table: string,
+  signal: AbortSignal | undefined,
+): Promise<RecordBatch[]> {
+  let bytes = 0;
+  const guard = (batch: RecordBatch) => {
+    bytes += batchBytes(batch);
+    if (maxBytes > 0 && bytes > maxBytes) {
+      throw new DeltaLiteSourceTooLargeError(
+        `${table}: the upsert source holds more than maxSourceBytes (${maxBytes} bytes); split it (keyBuckets) or raise the limit`,
+      );
+    }
+    return batch;
+  };
   // Checked first: a RecordBatch and a Table are also iterables (of rows).
-  if (data instanceof RecordBatch) return [data];
-  if (data instanceof Table) return [...data.batches];
+  if (data instanceof RecordBatch) return [guard(data)];
+  if (data instanceof Table) return data.batches.map(guard);
   if (
     typeof data !== "object" ||
     data === null ||
@@ -116,11 +145,11 @@ async function collect(data: UpsertSource, signal: AbortSignal | undefined): Pro
   }
   const out: RecordBatch[] = [];
   for await (const batch of data as AsyncIterable<unknown>) {
-    checkAborted(signal, "upsert source");
+    checkAborted(signal, table);
     if (!(batch instanceof RecordBatch)) {
       throw new DeltaLiteError("generic", "every item of the upsert data must be an Arrow RecordBatch");
     }
-    out.push(batch);
+    out.push(guard(batch));
   }
   return out;
 }
@@ -179,7 +208,10 @@ export async function upsert(
 
   // Ingest + validation: nothing is written before this completes.
   let t = now();
-  const batches = (await collect(data, signal)).map((b) => alignToTable(b, snapshot.schema, label));
+  const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+  const batches = (await collect(data, maxSourceBytes, label, signal)).map((b) =>
+    alignToTable(b, snapshot.schema, label),
+  );
   const partitions = planSource({
     batches,
     tableSchema: snapshot.schema,
