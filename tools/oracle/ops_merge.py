@@ -78,11 +78,11 @@ def op_merge_delta_rs(args):
 
 
 def op_merge_read(args):
-    """args: {uri}. delta-rs reads the whole table: sorted canonical rows (columns in schema order), the
+    """args: {uri, storage_options?}. delta-rs reads the whole table: sorted canonical rows (columns in schema order), the
     Delta schema JSON, version, the live files' paths and partition values, and the last commitInfo."""
     from deltalake import DeltaTable
 
-    dt = DeltaTable(args["uri"])
+    dt = DeltaTable(args["uri"], storage_options=args.get("storage_options") or None)
     names = [f.name for f in dt.schema().fields]
     table = dt.to_pyarrow_table()
     adds = pa.table(dt.get_add_actions(flatten=False)).to_pylist()
