@@ -12,6 +12,7 @@ export type {
   VacuumResult,
 } from "@deltalite/delta-log";
 export * from "@deltalite/errors";
+export type { PruneStrategy, UpsertOptions, UpsertSource, UpsertStats } from "@deltalite/merge-engine";
 export {
   CountingStore,
   FaultyStore,

@@ -1,7 +1,8 @@
 /**
  * DeltaLiteTable: the handle applications hold. It opens a table at a URI (latest, a version, or a
  * timestamp), exposes the snapshot's in-memory properties with no I/O, and runs table operations —
- * create, write, scan, reload, history, vacuum — through @deltalite/delta-log. Operations on one handle run one at a time.
+ * create, write, upsert, scan, reload, history, vacuum — through @deltalite/delta-log and
+ * @deltalite/merge-engine. Operations on one handle run one at a time.
  */
 
 import {
@@ -17,6 +18,12 @@ import {
   vacuum as vacuumTable,
 } from "@deltalite/delta-log";
 import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
+import {
+  type UpsertOptions,
+  type UpsertSource,
+  type UpsertStats,
+  upsert as upsertInto,
+} from "@deltalite/merge-engine";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
 import { Schema } from "apache-arrow";
 import { type ScanOptions, scanTable, type TableScan } from "./scan/index.js";
@@ -144,6 +151,20 @@ export class DeltaLiteTable {
       const result = await writeExistingTable(latest, data, options);
       this.#snapshot = result.commit.snapshot;
       return result;
+    });
+  }
+
+  /**
+   * Upserts `data`: rows whose primary key exists are replaced, the rest inserted, in one atomic MERGE
+   * commit, reading only the files that hold a matching key (see UpsertOptions). The handle moves to the
+   * committed version.
+   */
+  upsert(data: UpsertSource, options: UpsertOptions): Promise<UpsertStats> {
+    return this.#serial(async () => {
+      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
+      const stats = await upsertInto(latest, data, options);
+      this.#snapshot = await latest.reload(options.signal ? { signal: options.signal } : {});
+      return stats;
     });
   }
 

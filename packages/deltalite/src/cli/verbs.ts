@@ -2,6 +2,7 @@
 import type { Verb } from "./framework.js";
 import { historyVerb, infoVerb, vacuumVerb } from "./verbs-log.js";
 import { scanVerb } from "./verbs-scan.js";
+import { upsertVerb } from "./verbs-upsert.js";
 import { writeVerb } from "./verbs-write.js";
 
-export const verbs: readonly Verb[] = [infoVerb, historyVerb, scanVerb, writeVerb, vacuumVerb];
+export const verbs: readonly Verb[] = [infoVerb, historyVerb, scanVerb, writeVerb, upsertVerb, vacuumVerb];
