@@ -39,7 +39,10 @@ export interface RewriteInput {
 
 export interface RewriteResult {
   adds: AddAction[];
+  /** Target rows replaced (MERGE's numTargetRowsUpdated). */
   rowsUpdated: number;
+  /** Source rows that replaced at least one target row (the rest were inserted). */
+  keysMatched: number;
   rowsCopied: number;
   bytesRead: number;
   bytesWritten: number;
@@ -47,27 +50,42 @@ export interface RewriteResult {
 
 export async function rewritePartition(input: RewriteInput): Promise<RewriteResult> {
   const { partition, signal } = input;
-  const counts = { rowsUpdated: 0, rowsCopied: 0, bytesRead: 0 };
+  const set = partition.keys;
+  const counts = { rowsUpdated: 0, rowsCopied: 0, bytesRead: 0, keysMatched: 0 };
+  // Target rows each source key replaced: MERGE updates every matching target row, so a key that several
+  // target rows hold (a table written without the upsert) is written that many times.
+  const matches = new Uint32Array(set.size);
   async function* rows(): AsyncGenerator<RecordBatch> {
     for (const file of input.hitFiles) {
       counts.bytesRead += file.size;
       const reader = await openFile(input.store, file, signal);
       for await (const batch of readConformed(reader, input.dataSchema, input.readBatchSize, signal)) {
-        const hit = new Uint8Array(batch.numRows);
-        const hits = partition.keys.matchRows(encodeKeys(batch, partition.keys.columns), hit);
-        counts.rowsUpdated += hits;
-        counts.rowsCopied += batch.numRows - hits;
-        if (hits === 0) {
-          yield batch;
-        } else if (hits < batch.numRows) {
-          const keep = new Int32Array(batch.numRows - hits);
-          let k = 0;
-          for (let i = 0; i < batch.numRows; i++) if (hit[i] === 0) keep[k++] = i;
-          yield takeRows(batch, keep);
+        const keys = encodeKeys(batch, set.columns);
+        const keep = new Int32Array(batch.numRows);
+        let kept = 0;
+        for (let i = 0; i < batch.numRows; i++) {
+          const entry = set.find(keys, i);
+          if (entry < 0) keep[kept++] = i;
+          else matches[entry] = (matches[entry] as number) + 1;
         }
+        counts.rowsUpdated += batch.numRows - kept;
+        counts.rowsCopied += kept;
+        if (kept === batch.numRows) yield batch;
+        else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
       }
     }
-    for (const batch of partition.batches) if (batch.numRows > 0) yield batch;
+    for (const batch of partition.batches) {
+      if (batch.numRows === 0) continue;
+      const keys = encodeKeys(batch, set.columns);
+      const take: number[] = [];
+      for (let i = 0; i < batch.numRows; i++) {
+        const entry = set.find(keys, i);
+        const times = entry < 0 ? 1 : Math.max(1, matches[entry] as number);
+        if (entry >= 0 && (matches[entry] as number) > 0) counts.keysMatched++;
+        for (let k = 0; k < times; k++) take.push(i);
+      }
+      yield take.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(take));
+    }
   }
   const codec = "snappy";
   const dir = hivePartitionPath(input.partitionColumns, partition.values);

@@ -39,8 +39,11 @@ export interface UpsertStats {
   sourceRows: number;
   /** Source rows inserted (new keys and NULL-key rows). */
   rowsInserted: number;
-  /** Target rows replaced by a source row. */
+  /** Target rows replaced by a source row (equals the source rows that matched unless the table already
+   * held a key twice: MERGE then updates every matching row). */
   rowsUpdated: number;
+  /** Source rows that matched at least one target row (rowsInserted + sourceRowsMatched = sourceRows). */
+  sourceRowsMatched: number;
   /** Target rows of rewritten files kept unchanged. */
   rowsCopied: number;
   /** Source rows with a NULL in a key column (inserted, never matched). */

@@ -265,6 +265,7 @@ async function planAndCommit(
     filesRemoved: 0,
     filesAdded: 0,
     rowsUpdated: 0,
+    sourceRowsMatched: 0,
     rowsCopied: 0,
     bytesRead: 0,
     bytesWritten: 0,
@@ -330,6 +331,7 @@ async function planAndCommit(
         onFile: (file) => written.push(file),
       });
       stats.rowsUpdated += result.rowsUpdated;
+      stats.sourceRowsMatched += result.keysMatched;
       stats.rowsCopied += result.rowsCopied;
       stats.bytesRead += result.bytesRead;
       stats.bytesWritten += result.bytesWritten;
@@ -355,7 +357,7 @@ async function planAndCommit(
     checkAborted(signal, snapshot.table);
     t = now();
     const maintenance = { ms: 0 };
-    const rowsInserted = stats.sourceRows - stats.rowsUpdated;
+    const rowsInserted = stats.sourceRows - stats.sourceRowsMatched;
     const read: ReadSet =
       partitions.length === 0
         ? { kind: "none" }
