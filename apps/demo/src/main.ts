@@ -1,8 +1,9 @@
 /**
- * The demo: a tour of what deltalite does today, on a local table in a temp folder — create a partitioned
- * table by writing a first sync batch, append a second batch with a new partition, read the history, time
- * travel, plan a vacuum, and finally ask delta-rs (the reference implementation, from the oracle venv that
- * set-up builds) to read the table we wrote. It grows with the product.
+ * The demo: an incremental sync into a local Delta table in a temp folder, the way a data team runs one.
+ * The first batch creates the partitioned table; later batches are upserts on the primary key `id` —
+ * updates, inserts, a new partition, rows with a NULL key — each printed with its stats. Then the history,
+ * a time-travel read, a refused batch that leaves the table alone, a vacuum plan, and finally delta-rs (the
+ * reference implementation, from the oracle venv set-up builds) reading the table: same rows as our scan.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -10,102 +11,139 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Float64, Int64, Table, Utf8, vectorFromArray } from "apache-arrow";
-import { DeltaLiteTable, isDeltaLiteError } from "deltalite";
+import { Float64, Int64, type RecordBatch, Table, Utf8, vectorFromArray } from "apache-arrow";
+import { batchToJsonRows, DeltaLiteTable, isDeltaLiteError, type UpsertStats } from "deltalite";
 
-function events(ids: number[], day: string): Table {
+interface Row {
+  id: number | null;
+  day: string;
+  status: string;
+  amount: number;
+}
+
+function batch(rows: Row[]): Table {
   return new Table({
     id: vectorFromArray(
-      ids.map((i) => BigInt(i)),
+      rows.map((r) => (r.id === null ? null : BigInt(r.id))),
       new Int64(),
     ),
     day: vectorFromArray(
-      ids.map(() => day),
+      rows.map((r) => r.day),
       new Utf8(),
     ),
-    user: vectorFromArray(
-      ids.map((i) => `user-${i % 7}`),
+    status: vectorFromArray(
+      rows.map((r) => r.status),
       new Utf8(),
     ),
     amount: vectorFromArray(
-      ids.map((i) => Math.round(i * 13.7) / 10),
+      rows.map((r) => r.amount),
       new Float64(),
     ),
   });
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+const orders = (from: number, to: number, day: string, status: string): Row[] =>
+  Array.from({ length: to - from }, (_, i) => ({
+    id: from + i,
+    day,
+    status,
+    amount: Math.round((from + i) * 137) / 100,
+  }));
+
+function describe(stats: UpsertStats): string {
+  return (
+    `v${stats.version}: ${stats.sourceRows} source rows → +${stats.rowsInserted} inserted / ~${stats.rowsUpdated} updated` +
+    ` (${stats.nullPkRows} with a NULL key); files: ${stats.filesCandidates} candidates, ${stats.filesProbed} probed,` +
+    ` ${stats.filesCarriedOver} carried over, -${stats.filesRemoved} +${stats.filesAdded}; ${Math.round(stats.executionTimeMs)} ms`
+  );
+}
+
+async function sortedRows(batches: AsyncIterable<RecordBatch>): Promise<string[]> {
+  const rows: string[] = [];
+  for await (const b of batches) for (const row of batchToJsonRows(b)) rows.push(JSON.stringify(row));
+  return rows.sort();
+}
 
 async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "deltalite-demo-"));
-  const uri = path.join(dir, "events");
+  const uri = path.join(dir, "orders");
   try {
     console.log(`table: ${uri}\n`);
-    const first = await DeltaLiteTable.write(
-      uri,
-      new Table([
-        ...events(range(0, 500), "2026-11-28").batches,
-        ...events(range(500, 900), "2026-11-29").batches,
-      ]),
-      {
-        partitionBy: ["day"],
-      },
-    );
-    const table = first.table;
+    const initial = [...orders(0, 600, "2026-11-28", "new"), ...orders(600, 1000, "2026-11-29", "new")];
+    const { table, result } = await DeltaLiteTable.write(uri, batch(initial), { partitionBy: ["day"] });
     console.log(
-      `sync 1: created version ${first.result.version}: ${first.result.rowsWritten} rows in ${first.result.filesAdded} files`,
-    );
-    const second = await table.write(events(range(900, 1200), "2026-11-30"));
-    console.log(
-      `sync 2: appended version ${second.version}: ${second.rowsWritten} rows, new partition day=2026-11-30`,
+      `sync 1 (initial load): v${result.version}: ${result.rowsWritten} rows in ${result.filesAdded} files`,
     );
 
-    console.log("\nlive files:");
-    for (const file of table.files) {
-      console.log(
-        `  ${file.path}  ${file.size} bytes, ${file.stats?.numRecords} rows, id ${JSON.stringify(file.stats?.minValues?.id)}..${JSON.stringify(file.stats?.maxValues?.id)}`,
-      );
+    const syncs: [string, Row[]][] = [
+      ["sync 2 (status updates)", orders(100, 150, "2026-11-28", "shipped")],
+      [
+        "sync 3 (updates + new orders)",
+        [...orders(900, 950, "2026-11-29", "shipped"), ...orders(1000, 1100, "2026-11-29", "new")],
+      ],
+      ["sync 4 (a new day)", orders(1100, 1300, "2026-11-30", "new")],
+      [
+        "sync 5 (rows without a key)",
+        [
+          { id: null, day: "2026-11-30", status: "unmatched", amount: 1 },
+          { id: null, day: "2026-11-30", status: "unmatched", amount: 2 },
+          ...orders(1299, 1301, "2026-11-30", "shipped"),
+        ],
+      ],
+    ];
+    for (const [name, rows] of syncs) {
+      const stats = await table.upsert(batch(rows), {
+        primaryKeys: ["id"],
+        partitionKey: "day",
+        commitMetadata: { source: "demo-sync", step: name },
+      });
+      console.log(`${name}: ${describe(stats)}`);
     }
+
     console.log("\nhistory (newest first):");
     for (const entry of await table.history()) {
-      const metrics = entry.commitInfo.operationMetrics as Record<string, unknown> | undefined;
       console.log(
-        `  v${entry.version} ${entry.operation} ${JSON.stringify(entry.commitInfo.operationParameters)} ${metrics ? JSON.stringify(metrics) : ""}`,
+        `  v${entry.version} ${entry.operation} ${JSON.stringify(entry.commitInfo.operationMetrics ?? {})}`,
       );
     }
     const v0 = await DeltaLiteTable.open(uri, { version: 0 });
-    console.log(
-      `\ntime travel: version 0 has ${v0.numFiles} files, the latest (v${table.version}) has ${table.numFiles}`,
-    );
+    console.log(`\ntime travel: v0 had ${v0.numFiles} files; v${table.version} has ${table.numFiles}`);
 
-    const wrongType = new Table({ id: vectorFromArray(["not-a-number"], new Utf8()) });
-    const refused = await table.write(wrongType).catch((e: unknown) => e);
+    const duplicate = batch([...orders(5, 6, "2026-11-28", "a"), ...orders(5, 6, "2026-11-28", "b")]);
+    const refused = await table.upsert(duplicate, { primaryKeys: ["id"] }).catch((e: unknown) => e);
     console.log(
-      `a batch with the wrong column type is refused: ${isDeltaLiteError(refused) ? refused.kind : "??"}; table still at v${(await DeltaLiteTable.open(uri)).version}`,
+      `a batch with a duplicate key is refused (${isDeltaLiteError(refused) ? refused.kind : "??"}: ${(refused as Error).message}); table still at v${(await DeltaLiteTable.open(uri)).version}`,
     );
-
     const plan = await table.vacuum({ dryRun: true });
     console.log(`vacuum dry run (7-day retention): would delete ${plan.files.length} files`);
 
+    const ours = await sortedRows(table.scan());
+    console.log(`\nour scan: ${ours.length} rows`);
     const python = path.resolve(
       path.dirname(fileURLToPath(import.meta.url)),
       "../../../tools/oracle/.venv/bin/python",
     );
-    if (existsSync(python)) {
-      const check = spawnSync(
-        python,
-        [
-          "-c",
-          "import sys; from deltalake import DeltaTable; t = DeltaTable(sys.argv[1]); d = t.to_pyarrow_table(); " +
-            'print(f\'delta-rs reads version {t.version()}: {d.num_rows} rows, {len(t.file_uris())} files, ids {min(d["id"].to_pylist())}..{max(d["id"].to_pylist())}\')',
-          uri,
-        ],
-        { encoding: "utf8" },
-      );
-      console.log(`\n${(check.stdout || check.stderr).trim()}`);
-    } else {
-      console.log("\n(delta-rs check skipped: run `bash tools/setup.sh` to build the oracle venv)");
+    if (!existsSync(python)) {
+      console.log("(delta-rs check skipped: run `bash tools/setup.sh` to build the oracle venv)");
+      return;
     }
+    const script = [
+      "import json, sys",
+      "from deltalake import DeltaTable",
+      "t = DeltaTable(sys.argv[1])",
+      "rows = t.to_pyarrow_table().to_pylist()",
+      // JSON as JavaScript prints it: whole floats without a ".0".
+      "num = lambda x: int(x) if isinstance(x, float) and x.is_integer() else x",
+      "print(json.dumps({'version': t.version(), 'rows': sorted(json.dumps({k: num(r[k]) for k in ['id', 'day', 'status', 'amount']}, separators=(',', ':'), ensure_ascii=False) for r in rows)}))",
+    ].join("\n");
+    const check = spawnSync(python, ["-c", script, uri], { encoding: "utf8", maxBuffer: 64 << 20 });
+    if (check.status !== 0) throw new Error(`delta-rs check failed: ${check.stderr}`);
+    const theirs = JSON.parse(check.stdout) as { version: number; rows: string[] };
+    const same = theirs.rows.length === ours.length && theirs.rows.every((r, i) => r === ours[i]);
+    console.log(
+      `delta-rs reads v${theirs.version}: ${theirs.rows.length} rows — ${same ? "identical to our scan" : "DIFFERENT from our scan"}`,
+    );
+    if (!same) process.exitCode = 1;
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
