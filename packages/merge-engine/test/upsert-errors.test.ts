@@ -106,6 +106,14 @@ describe("upsert errors leave the table unchanged", () => {
       message: /extra/,
     },
     {
+      name: "an empty source batch with a column the table lacks",
+      kind: "schema_mismatch",
+      partitionBy: ["part"],
+      source: src([], [], { extra: { type: new Utf8(), values: [] } }),
+      options: { primaryKeys: ["id"], partitionKey: "part" },
+      message: /extra/,
+    },
+    {
       name: "a source column of another type",
       kind: "schema_mismatch",
       errorName: "DeltaLiteSchemaMismatchError",

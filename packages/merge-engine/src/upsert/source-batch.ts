@@ -53,6 +53,7 @@ export function alignToTable(batch: RecordBatch, table: Schema, label: string): 
           `${label}: the source lacks the non-nullable column ${field.name}`,
         );
       }
+      if (batch.numRows === 0) return undefined;
       return vectorFromArray(new Array(batch.numRows).fill(null), field.type).data[0] as Data;
     }
     const sourceField = batch.schema.fields[index] as Field;
@@ -61,6 +62,7 @@ export function alignToTable(batch: RecordBatch, table: Schema, label: string): 
         `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
       );
     }
+    if (batch.numRows === 0) return undefined; // names and types are checked; there is no data
     let data = batch.data.children[index] as Data;
     if (String(data.type) !== String(field.type)) {
       if (!sameStorage(data.type, field.type)) {
@@ -77,7 +79,8 @@ export function alignToTable(batch: RecordBatch, table: Schema, label: string): 
     }
     return data;
   });
-  return batchOf(table, batch.numRows, children);
+  if (batch.numRows === 0) return batch; // checked; an empty batch carries nothing to align
+  return batchOf(table, batch.numRows, children as Data[]);
 }
 
 /** Same physical values under both types (only names such as a time zone's spelling may differ). */

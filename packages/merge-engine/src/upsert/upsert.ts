@@ -110,7 +110,7 @@ export function batchBytes(batch: RecordBatch): number {
     [data.values, data.valueOffsets, data.nullBitmap, data.typeIds].reduce(
       (n: number, b: ArrayBufferView | undefined) => n + (b?.byteLength ?? 0),
       0,
-    ) + data.children.reduce((n: number, c: Data) => n + walk(c), 0);
+    ) + (data.children ?? []).reduce((n: number, c: Data) => n + walk(c), 0);
   return walk(batch.data as Data);
 }
 
@@ -209,9 +209,9 @@ export async function upsert(
   // Ingest + validation: nothing is written before this completes.
   let t = now();
   const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
-  const batches = (await collect(data, maxSourceBytes, label, signal)).map((b) =>
-    alignToTable(b, snapshot.schema, label),
-  );
+  const batches = (await collect(data, maxSourceBytes, label, signal))
+    .map((b) => alignToTable(b, snapshot.schema, label))
+    .filter((b) => b.numRows > 0);
   const partitions = planSource({
     batches,
     tableSchema: snapshot.schema,
