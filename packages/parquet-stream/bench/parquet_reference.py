@@ -74,13 +74,16 @@ def pyarrow_write(rows, where, cfg):
     local_dir = tempfile.mkdtemp(prefix="deltalite-bench-pa-") if where == "s3" else where
     path = os.path.join(local_dir, "part-00000.snappy.parquet")
     generation = 0.0
+    generation_cpu = 0.0
     started = time.perf_counter()
+    cpu_started = time.process_time()
     with pq.ParquetWriter(path, SCHEMA, compression="snappy") as writer:
         group = cfg["maxRowGroupRows"]
         for offset in range(0, rows, group):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             table = rows_table(offset, min(group, rows - offset))
             generation += time.perf_counter() - t0
+            generation_cpu += time.process_time() - c0
             writer.write_table(table)  # one row group per call
             del table
     size = os.path.getsize(path)
@@ -102,9 +105,11 @@ def pyarrow_write(rows, where, cfg):
         os.remove(path)
         os.rmdir(local_dir)
     wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     return {
         "rows": rows,
         "generationSeconds": generation,
+        "cpuSeconds": cpu - generation_cpu,
         "files": [{"key": key, "size": size}],
         "bytes": size,
         "wallSeconds": wall,
@@ -127,6 +132,7 @@ def pyarrow_read(files, where, cfg):
         )
     rows = 0
     started = time.perf_counter()
+    cpu_started = time.process_time()
     for f in files:
         source = fs.open_input_file(f"{cfg['bucket']}/{f['key']}") if fs else f["key"]
         # pre_buffer: coalesced reads of each row group's column chunks (pyarrow.dataset's default), like
@@ -136,7 +142,15 @@ def pyarrow_read(files, where, cfg):
             rows += pf.read_row_group(g).num_rows
     wall = time.perf_counter() - started
     size = sum(f["size"] for f in files)
-    return {"rows": rows, "bytes": size, "wallSeconds": wall, "seconds": wall, "peakRssMB": peak_rss_mb()}
+    cpu = time.process_time() - cpu_started
+    return {
+        "rows": rows,
+        "bytes": size,
+        "wallSeconds": wall,
+        "seconds": wall,
+        "cpuSeconds": cpu,
+        "peakRssMB": peak_rss_mb(),
+    }
 
 
 def deltars_write(rows, where, cfg):
@@ -148,10 +162,11 @@ def deltars_write(rows, where, cfg):
 
     # delta-rs encodes on its own threads while this generator runs, so the generation time cannot be cut out
     # of the write's wall time; it is timed in a generation-only pass first (see the † note of the bench).
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in batches():
         pass
     generation = time.perf_counter() - t0
+    generation_cpu = time.process_time() - c0
 
     if where == "s3":
         uri = f"s3://{cfg['bucket']}/{cfg['prefix'].rstrip('/')}"
@@ -159,6 +174,7 @@ def deltars_write(rows, where, cfg):
     else:
         uri, storage_options = where, None
     started = time.perf_counter()
+    cpu_started = time.process_time()
     write_deltalake(
         uri,
         pa.RecordBatchReader.from_batches(SCHEMA, batches()),
@@ -167,6 +183,7 @@ def deltars_write(rows, where, cfg):
         writer_properties=WriterProperties(compression="SNAPPY", max_row_group_size=cfg["maxRowGroupRows"]),
     )
     wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     rss = peak_rss_mb()
     adds = DeltaTable(uri, storage_options=storage_options).get_add_actions(flatten=True)
     sizes = adds.column("size_bytes").to_pylist()
@@ -177,6 +194,7 @@ def deltars_write(rows, where, cfg):
         "wallSeconds": wall,
         "seconds": wall - generation,
         "generationSeconds": generation,
+        "cpuSeconds": cpu - generation_cpu,
         "peakRssMB": rss,
     }
 
