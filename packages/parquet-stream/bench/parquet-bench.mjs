@@ -17,7 +17,7 @@
 //
 // Peak RSS is each child's own getrusage maxrss (Node: process.resourceUsage().maxRSS; Python: ru_maxrss),
 // so it includes the runtime and the data generation, and excludes the moto server.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -327,7 +327,7 @@ async function parent() {
         try {
           loads.push(loadavg()[0]);
           for (const engine of ["ours", "pyarrow", "delta-rs"]) {
-            if (target === "local") await import("node:fs/promises").then((fs) => fs.mkdir(where(engine)));
+            if (target === "local") await mkdir(where(engine));
           }
           const oursW = record(
             "deltalite write",
