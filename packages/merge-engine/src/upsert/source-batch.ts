@@ -1,8 +1,9 @@
 /**
  * The upsert's source, validated and held in memory (it is the small side): every batch fitted to the table
- * schema by name (extra columns and type differences are `DeltaLiteSchemaMismatchError`, missing nullable
- * columns null-filled), rows grouped by partition value (a NULL partition value is an error), and each
- * partition's primary-key set built and checked for duplicates — all before anything is written.
+ * schema by name (extra columns and type differences are `DeltaLiteSchemaMismatchError`, missing columns
+ * null-filled — non-nullable ones the upsert relaxes first, see `columnsToRelax`), rows grouped by
+ * partition value (a NULL partition value is an error), and each partition's primary-key set built and
+ * checked for duplicates — all before anything is written.
  */
 import { arrowTypeToDelta, type PartitionScalar, serializePartitionValue } from "@deltalite/delta-log";
 import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
@@ -11,9 +12,10 @@ import {
   type Data,
   type DataType,
   type Field,
+  Field as FieldClass,
   makeData,
   RecordBatch,
-  type Schema,
+  Schema,
   Struct,
   Type,
   type Vector,
@@ -35,6 +37,34 @@ export interface SourcePartition {
 }
 
 const deltaTypeOf = (field: Field) => JSON.stringify(arrowTypeToDelta(field.type, field.name));
+
+/**
+ * Non-nullable table columns the source would put a NULL into (a column it lacks, or nulls in it): the
+ * upsert relaxes them to nullable before writing (`columnsRelaxed`).
+ */
+export function columnsToRelax(batches: readonly RecordBatch[], table: Schema): string[] {
+  const out: string[] = [];
+  for (const field of table.fields) {
+    if (field.nullable) continue;
+    const needs = batches.some((batch) => {
+      if (batch.numRows === 0) return false;
+      const index = batch.schema.fields.findIndex((f) => f.name === field.name);
+      return index < 0 || (batch.data.children[index] as Data).nullCount > 0;
+    });
+    if (needs) out.push(field.name);
+  }
+  return out;
+}
+
+/** The schema with the named fields made nullable. */
+export function withNullable(schema: Schema, names: readonly string[]): Schema {
+  if (names.length === 0) return schema;
+  const relax = new Set(names);
+  return new Schema(
+    schema.fields.map((f) => (relax.has(f.name) ? new FieldClass(f.name, f.type, true, f.metadata) : f)),
+    schema.metadata,
+  );
+}
 
 /** Fits one source batch to the table schema (see module comment). */
 export function alignToTable(batch: RecordBatch, table: Schema, label: string): RecordBatch {

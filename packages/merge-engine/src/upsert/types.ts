@@ -64,12 +64,14 @@ export interface UpsertStats {
   /** Stored size of the rewritten files. */
   bytesRead: number;
   bytesWritten: number;
-  /** Non-nullable columns relaxed before the write (relax not implemented here: always 0). */
+  /** Non-nullable columns relaxed to nullable (by a metadata commit before the upsert's own commit). */
   columnsRelaxed: number;
   /** Plans made (1 + re-plans after commit conflicts). */
   planAttempts: number;
   ingestMs: number;
   openMs: number;
+  /** The nullability-relax check and its metadata commit. */
+  relaxMs: number;
   planMs: number;
   probeMs: number;
   rewriteMs: number;

@@ -17,6 +17,7 @@ import {
   type PostCommitHooks,
   type ReadSet,
   Snapshot,
+  schemaToJson,
 } from "@deltalite/delta-log";
 import {
   DeltaLiteError,
@@ -29,7 +30,13 @@ import type { WrittenFile } from "@deltalite/parquet-stream";
 import { type Data, RecordBatch, Schema, Table } from "apache-arrow";
 import { fileHoldsSourceKey, mapLimit } from "./probe.js";
 import { rewritePartition } from "./rewrite.js";
-import { alignToTable, planSource, type SourcePartition } from "./source-batch.js";
+import {
+  alignToTable,
+  columnsToRelax,
+  planSource,
+  type SourcePartition,
+  withNullable,
+} from "./source-batch.js";
 import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
 import type { UpsertOptions, UpsertStats } from "./types.js";
 
@@ -154,6 +161,30 @@ async function collect(
   return out;
 }
 
+/** Commits the table's metadata with `columns` made nullable; returns the table after that commit. */
+async function relaxColumns(
+  snapshot: Snapshot,
+  columns: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<Snapshot> {
+  const relax = new Set(columns);
+  const schema = {
+    ...snapshot.deltaSchema,
+    fields: snapshot.deltaSchema.fields.map((f) => (relax.has(f.name) ? { ...f, nullable: true } : f)),
+  };
+  const commit = await commitTransaction(
+    snapshot,
+    [{ metaData: { ...snapshot.metadata, schemaString: schemaToJson(schema) } }],
+    {
+      operation: "CHANGE COLUMN",
+      operationParameters: { columns: JSON.stringify(columns), nullable: "true" },
+      hooks: defaultMaintenanceHooks(),
+      signal,
+    },
+  );
+  return commit.snapshot;
+}
+
 function checkAborted(signal: AbortSignal | undefined, table: string): void {
   if (signal?.aborted) {
     throw new DeltaLiteError("aborted", `${table}: upsert aborted`, { cause: signal.reason });
@@ -204,18 +235,19 @@ export async function upsert(
   const label = snapshot.table;
   checkAborted(signal, label);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
-  const shape = tableShape(snapshot, options);
+  let shape = tableShape(snapshot, options);
 
-  // Ingest + validation: nothing is written before this completes.
+  // Ingest + validation: nothing is written (not even the relax commit) before this completes.
   let t = now();
   const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
-  const batches = (await collect(data, maxSourceBytes, label, signal))
-    .map((b) => alignToTable(b, snapshot.schema, label))
-    .filter((b) => b.numRows > 0);
+  const collected = await collect(data, maxSourceBytes, label, signal);
+  const relax = columnsToRelax(collected, snapshot.schema);
+  const tableSchema = withNullable(snapshot.schema, relax);
+  const batches = collected.map((b) => alignToTable(b, tableSchema, label)).filter((b) => b.numRows > 0);
   const partitions = planSource({
     batches,
-    tableSchema: snapshot.schema,
-    dataSchema: shape.dataSchema,
+    tableSchema,
+    dataSchema: withNullable(shape.dataSchema, relax),
     partitionColumn: shape.partitionColumn,
     partitionType: shape.partitionType,
     fileKeys: shape.fileKeys,
@@ -223,13 +255,29 @@ export async function upsert(
   });
   const ingestMs = now() - t;
 
-  const maxReplans = options.maxReplans ?? 5;
+  // Nullability relax: a separate metadata commit first.
+  t = now();
   let current = snapshot;
+  if (relax.length > 0) {
+    current = await relaxColumns(snapshot, relax, signal);
+    shape = tableShape(current, options);
+  }
+  const relaxMs = now() - t;
+
+  const schemaJson = current.schemaJson;
+  const maxReplans = options.maxReplans ?? 5;
   let openMs = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       const stats = await planAndCommit(current, partitions, shape, options, attempt);
-      return { ...stats, ingestMs, openMs, executionTimeMs: now() - started };
+      return {
+        ...stats,
+        columnsRelaxed: relax.length,
+        ingestMs,
+        openMs,
+        relaxMs,
+        executionTimeMs: now() - started,
+      };
     } catch (error) {
       const replan =
         isDeltaLiteError(error) && error.kind === "conflict" && error.retryable && attempt <= maxReplans;
@@ -238,7 +286,7 @@ export async function upsert(
       current = await Snapshot.open(current.store, { signal });
       openMs += now() - t;
       // A concurrent schema change is never re-planned (it could null-fill a column).
-      if (current.schemaJson !== snapshot.schemaJson) throw error;
+      if (current.schemaJson !== schemaJson) throw error;
     }
   }
 }
@@ -249,7 +297,7 @@ async function planAndCommit(
   shape: TableShape,
   options: UpsertOptions,
   attempt: number,
-): Promise<Omit<UpsertStats, "ingestMs" | "openMs" | "executionTimeMs">> {
+): Promise<Omit<UpsertStats, "ingestMs" | "openMs" | "relaxMs" | "columnsRelaxed" | "executionTimeMs">> {
   const store = snapshot.store;
   const signal = options.signal;
   const strategy = options.pruneStrategy ?? "probe";
@@ -394,7 +442,6 @@ async function planAndCommit(
       ...stats,
       rowsInserted,
       filesCarriedOver: stats.filesCandidates - stats.filesRemoved,
-      columnsRelaxed: 0,
       planAttempts: attempt,
       commitMs,
       maintenanceMs: maintenance.ms,
