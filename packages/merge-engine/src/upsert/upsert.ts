@@ -15,9 +15,11 @@ import {
   type FileView,
   type PostCommitContext,
   type PostCommitHooks,
+  parsePartitionValue,
   type ReadSet,
   Snapshot,
   schemaToJson,
+  serializePartitionValue,
 } from "@deltalite/delta-log";
 import {
   DeltaLiteError,
@@ -327,8 +329,18 @@ async function planAndCommit(
   const filesByPartition = new Map<string, FileView[]>();
   const partitionId = (values: Readonly<Record<string, string | null>>) =>
     shape.partitionColumn === undefined ? "" : `v:${values[shape.partitionColumn] ?? "\u0000null"}`;
+  // A file's partition value is compared by value: parsed with the column's type and serialised the way
+  // the source's values are (another writer may spell the same timestamp or number differently).
+  const fileValues = (file: FileView): Record<string, string | null> => {
+    const column = shape.partitionColumn;
+    if (column === undefined) return {};
+    const text = file.partitionValues[column] ?? null;
+    if (shape.partitionType === undefined || shape.partitionType === "string") return { [column]: text };
+    const type = shape.partitionType as Parameters<typeof parsePartitionValue>[1];
+    return { [column]: serializePartitionValue(parsePartitionValue(text, type), type) };
+  };
   for (const file of snapshot.files) {
-    const id = partitionId(file.partitionValues);
+    const id = partitionId(fileValues(file));
     const list = filesByPartition.get(id);
     if (list) list.push(file);
     else filesByPartition.set(id, [file]);
