@@ -128,6 +128,20 @@ const cases: Case[] = [
     ],
   },
   {
+    name: "primary keys that include the partition column",
+    partitioned: true,
+    keys: ["part", "id"],
+    initial: initialRows(30),
+    appends: 2,
+    batches: [
+      [
+        { id: 0n, name: "upd-0", part: "a" },
+        { id: 1n, name: "moved-1", part: "a" },
+        { id: 77n, name: "ins", part: "c" },
+      ],
+    ],
+  },
+  {
     name: "null keys, single column (table already holds NULL ids)",
     partitioned: true,
     keys: ["id"],
