@@ -1,7 +1,8 @@
 /**
- * @deltalite/merge-engine: the upsert's machinery. So far: primary-key encoding and hashing (keys/), the
- * per-partition source key set and `keyBuckets`. The pipeline (plan, prune, probe, rewrite, commit) and
- * the memory budgets build on these (issues 5 and 6).
+ * @deltalite/merge-engine: the upsert's machinery — primary-key encoding and hashing (keys/), the
+ * per-partition source key set and `keyBuckets`, and the upsert pipeline (upsert/: validate, relax,
+ * per-partition stats prune and exact key probe, streaming rewrite, one MERGE commit). Memory budgets,
+ * parallelism and the probe cache are still to come (issue 6).
  */
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
 export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
