@@ -466,6 +466,43 @@ describe("upsert = delta-rs MERGE", () => {
     expect(a.rows).toEqual(b.rows);
   });
 
+  it("knobs (forced multipart puts, zstd, 1 KiB ranged GETs, no read-ahead, tiny row groups) keep the content", async () => {
+    const c = cases[0]!;
+    const ours = join(dir, `ours-knobs-${n}`);
+    const theirs = join(dir, `theirs-knobs-${n++}`);
+    await oracle.call("merge_create", {
+      uris: [ours, theirs],
+      data: await ipcFile(c.initial),
+      partition_by: ["part"],
+      appends: 3,
+    });
+    const rows = c.batches[0]!;
+    const stats = await upsert(await Snapshot.open(new LocalFileStore(ours)), batchOf(rows), {
+      primaryKeys: ["id"],
+      partitionKey: "part",
+      codec: "zstd",
+      multipartThresholdBytes: 1,
+      multipartPartSizeBytes: 5 * 1024 * 1024,
+      multipartConcurrency: 2,
+      rangeGetPartSizeBytes: 1024,
+      rangeGetConcurrency: 1,
+      readAheadRowGroups: 0,
+      maxRowGroupRows: 2,
+      readBatchSize: 1,
+    });
+    expect(stats.filesRemoved).toBeGreaterThan(0);
+    await oracle.call("merge_delta_rs", {
+      uri: theirs,
+      source: await ipcFile(rows),
+      keys: ["id"],
+      partition_key: "part",
+    });
+    const a = await oracle.call<ReadBack>("merge_read", { uri: ours });
+    const b = await oracle.call<ReadBack>("merge_read", { uri: theirs });
+    expect(a.rows).toEqual(b.rows);
+    expect(a.files.filter((f) => f.endsWith(".zstd.parquet")).length).toBe(stats.filesAdded);
+  });
+
   const strategies: PruneStrategy[] = ["probe", "stats", "none"];
   it.each(cases.filter((c) => c.batches.length > 0 && c.name !== "empty batch"))(
     "every prune strategy gives the same content: $name",

@@ -10,12 +10,24 @@ import type { ObjectStore } from "@deltalite/object-store";
 import { openParquetReader, type ParquetReader } from "@deltalite/parquet-stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct, vectorFromArray } from "apache-arrow";
 
+export interface ReadKnobs {
+  rangeGetPartSizeBytes?: number | undefined;
+  rangeGetConcurrency?: number | undefined;
+  readAheadRowGroups?: number | undefined;
+}
+
 export async function openFile(
   store: ObjectStore,
   file: FileView,
+  knobs: ReadKnobs,
   signal?: AbortSignal,
 ): Promise<ParquetReader> {
-  return openParquetReader(store, file.path, { size: file.size, signal });
+  return openParquetReader(store, file.path, {
+    size: file.size,
+    rangeGetPartSizeBytes: knobs.rangeGetPartSizeBytes,
+    rangeGetConcurrency: knobs.rangeGetConcurrency,
+    signal,
+  });
 }
 
 /** Conforms a decoded batch to `schema` (names; null-fill of missing columns). */
@@ -47,10 +59,11 @@ export async function* readConformed(
   schema: Schema,
   batchRows: number,
   signal: AbortSignal | undefined,
+  readAhead?: number,
 ): AsyncGenerator<RecordBatch> {
   const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
   const columns = schema.fields.map((f) => f.name).filter((n) => present.has(n));
-  for await (const batch of reader.readRowGroups({ columns, batchRows, signal })) {
+  for await (const batch of reader.readRowGroups({ columns, batchRows, signal, readAhead })) {
     yield conformBatch(batch, schema, reader.key);
   }
 }

@@ -8,7 +8,7 @@ import type { ObjectStore } from "@deltalite/object-store";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
-import { openFile, readConformed } from "./file-batches.js";
+import { openFile, type ReadKnobs, readConformed } from "./file-batches.js";
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
@@ -16,10 +16,11 @@ export async function fileHoldsSourceKey(
   keys: SourceKeySet,
   keySchema: Schema,
   batchRows: number,
+  knobs: ReadKnobs,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   if (keys.size === 0) return false;
-  const reader = await openFile(store, file, signal);
+  const reader = await openFile(store, file, knobs, signal);
   const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
   if (!keySchema.fields.every((f) => present.has(f.name))) return false;
   const batches: AsyncGenerator<RecordBatch> = readConformed(reader, keySchema, batchRows, signal);

@@ -15,10 +15,10 @@ import {
   statsJson,
 } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { parquetFileStream, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
+import { type ParquetCodec, parquetFileStream, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
-import { openFile, readConformed } from "./file-batches.js";
+import { openFile, type ReadKnobs, readConformed } from "./file-batches.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -32,6 +32,11 @@ export interface RewriteInput {
   targetFileSize: number | undefined;
   maxRowGroupBytes: number | undefined;
   maxRowGroupRows: number | undefined;
+  codec: ParquetCodec;
+  multipartThresholdBytes: number | undefined;
+  multipartPartSizeBytes: number | undefined;
+  multipartConcurrency: number | undefined;
+  read: ReadKnobs;
   signal: AbortSignal | undefined;
   /** Receives every file as soon as it is complete (for clean-up on a later failure). */
   onFile: (file: WrittenFile) => void;
@@ -58,8 +63,15 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   async function* rows(): AsyncGenerator<RecordBatch> {
     for (const file of input.hitFiles) {
       counts.bytesRead += file.size;
-      const reader = await openFile(input.store, file, signal);
-      for await (const batch of readConformed(reader, input.dataSchema, input.readBatchSize, signal)) {
+      const reader = await openFile(input.store, file, input.read, signal);
+      const batches = readConformed(
+        reader,
+        input.dataSchema,
+        input.readBatchSize,
+        signal,
+        input.read.readAheadRowGroups,
+      );
+      for await (const batch of batches) {
         const keys = encodeKeys(batch, set.columns);
         const keep = new Int32Array(batch.numRows);
         let kept = 0;
@@ -87,7 +99,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       yield take.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(take));
     }
   }
-  const codec = "snappy";
+  const codec = input.codec;
   const dir = hivePartitionPath(input.partitionColumns, partition.values);
   const writerId = randomUUID();
   let part = 0;
@@ -99,6 +111,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     targetFileSize: input.targetFileSize,
     maxRowGroupBytes: input.maxRowGroupBytes,
     maxRowGroupRows: input.maxRowGroupRows,
+    multipartThresholdBytes: input.multipartThresholdBytes,
+    multipartPartSizeBytes: input.multipartPartSizeBytes,
+    multipartConcurrency: input.multipartConcurrency,
     signal,
   });
   for await (const file of stream) {

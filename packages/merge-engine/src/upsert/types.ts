@@ -4,6 +4,7 @@
  */
 
 import type { PostCommitHooks } from "@deltalite/delta-log";
+import type { ParquetCodec } from "@deltalite/parquet-stream";
 
 export type PruneStrategy = "probe" | "stats" | "none";
 
@@ -22,6 +23,17 @@ export interface UpsertOptions {
   maxRowGroupRows?: number | undefined;
   /** Rows per decoded batch when streaming target files (default 8192). */
   readBatchSize?: number | undefined;
+  /** Parquet codec of the new files (default snappy, like delta-rs). */
+  codec?: ParquetCodec | undefined;
+  /** New files at least this large are streamed with a multipart put. */
+  multipartThresholdBytes?: number | undefined;
+  multipartPartSizeBytes?: number | undefined;
+  multipartConcurrency?: number | undefined;
+  /** Ranged reads of target files: largest single GET and GETs in flight per file. */
+  rangeGetPartSizeBytes?: number | undefined;
+  rangeGetConcurrency?: number | undefined;
+  /** Row groups fetched ahead while the rewrite decodes the current one (default 1). */
+  readAheadRowGroups?: number | undefined;
   /** Candidate files probed at once (default 8). */
   probeConcurrency?: number | undefined;
   /** Source guard: Arrow buffer bytes of the whole source (default 2 GiB; 0 disables). */

@@ -304,6 +304,11 @@ async function planAndCommit(
   const signal = options.signal;
   const strategy = options.pruneStrategy ?? "probe";
   const readBatchSize = options.readBatchSize ?? 8192;
+  const readKnobs = {
+    rangeGetPartSizeBytes: options.rangeGetPartSizeBytes,
+    rangeGetConcurrency: options.rangeGetConcurrency,
+    readAheadRowGroups: options.readAheadRowGroups,
+  };
   const stats = {
     sourceRows: partitions.reduce((n, p) => n + p.rows, 0),
     nullPkRows: partitions.reduce((n, p) => n + p.keys.nullKeyRows, 0),
@@ -370,7 +375,15 @@ async function planAndCommit(
       if (strategy === "probe") {
         const p0 = now();
         const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, (file) =>
-          fileHoldsSourceKey(store, file, plan.partition.keys, shape.keySchema, readBatchSize, signal),
+          fileHoldsSourceKey(
+            store,
+            file,
+            plan.partition.keys,
+            shape.keySchema,
+            readBatchSize,
+            readKnobs,
+            signal,
+          ),
         );
         stats.filesProbed += plan.remaining.length;
         plan.hits = plan.remaining.filter((_, i) => found[i]);
@@ -387,6 +400,11 @@ async function planAndCommit(
         targetFileSize: targetFileSizeOf(snapshot, options.targetFileSize),
         maxRowGroupBytes: options.maxRowGroupBytes,
         maxRowGroupRows: options.maxRowGroupRows,
+        codec: options.codec ?? "snappy",
+        multipartThresholdBytes: options.multipartThresholdBytes,
+        multipartPartSizeBytes: options.multipartPartSizeBytes,
+        multipartConcurrency: options.multipartConcurrency,
+        read: readKnobs,
         signal,
         onFile: (file) => written.push(file),
       });
