@@ -6,10 +6,11 @@
  */
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { type ErrorKind, isDeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore } from "@deltalite/object-store";
+import { copyFixture, goldenTable } from "@deltalite/tools/fixtures";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import {
   type DataType,
@@ -295,6 +296,29 @@ describe("upsert errors leave the table unchanged", () => {
     expect(after.version).toBe(before.version);
     expect(await filesOnDisk(uri!)).toEqual(diskBefore);
   });
+
+  it.each(["dv-partitioned-with-checkpoint", "dv-with-columnmapping", "table-with-columnmapping-mode-name"])(
+    "a table with features the upsert cannot honour (%s) → unsupported before anything is written",
+    async (name) => {
+      const uri = await copyFixture(goldenTable(name));
+      try {
+        const store = new LocalFileStore(uri);
+        // The snapshot is opened without the read gate so that the upsert's own gate is what refuses.
+        const before = await Snapshot.open(store, { checkReadSupport: false });
+        const diskBefore = await filesOnDisk(uri);
+        const error = await upsert(before, [], { primaryKeys: [before.schema.fields[0]!.name] }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect((error as { kind?: string }).kind).toBe("unsupported");
+        expect((error as Error).name).toBe("DeltaLiteUnsupportedTableError");
+        expect((await Snapshot.open(store, { checkReadSupport: false })).version).toBe(before.version);
+        expect(await filesOnDisk(uri)).toEqual(diskBefore);
+      } finally {
+        await rm(dirname(uri), { recursive: true, force: true });
+      }
+    },
+  );
 
   it("a commit that loses to a concurrent MERGE and may not re-plan: conflict error, no orphan files", async () => {
     const [ours] = await createTable(base(20), ["part"]);
