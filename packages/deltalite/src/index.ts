@@ -12,7 +12,7 @@ export type {
   VacuumResult,
 } from "@deltalite/delta-log";
 export * from "@deltalite/errors";
-export type { PruneStrategy, UpsertOptions, UpsertSource, UpsertStats } from "@deltalite/merge-engine";
+export type { PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
 export {
   CountingStore,
   FaultyStore,
@@ -34,6 +34,7 @@ export {
   probeCacheStats,
   setProbeCacheMaxBytes,
 } from "@deltalite/probe-cache";
+export { type EnvKnobs, envKnobs } from "./env.js";
 export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";
 export {
   SCAN_FILTER_OPS,
@@ -52,6 +53,7 @@ export {
   type OpenTableOptions,
   type TableScanOptions,
   type TableWriteOptions,
+  type UpsertStats,
 } from "./table.js";
 export type { BatchSource } from "./write/input.js";
 export type { WriteOptions, WriteResult } from "./write/write-table.js";

@@ -19,13 +19,14 @@ import {
 } from "@deltalite/delta-log";
 import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
 import {
+  type UpsertStats as EngineUpsertStats,
   type UpsertOptions,
   type UpsertSource,
-  type UpsertStats,
   upsert as upsertInto,
 } from "@deltalite/merge-engine";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
 import { Schema } from "apache-arrow";
+import { withEnvDefaults } from "./env.js";
 import { type ScanOptions, scanTable, type TableScan } from "./scan/index.js";
 import type { BatchSource } from "./write/input.js";
 import {
@@ -64,6 +65,12 @@ function toDeltaSchema(schema: Schema | DeltaSchema | string): DeltaSchema {
   return parseSchemaString(typeof schema === "string" ? schema : JSON.stringify(schema));
 }
 
+/** The merge engine's counters and timings, plus the handle's one-time `initialOpenMs`. */
+export interface UpsertStats extends EngineUpsertStats {
+  /** The snapshot load of `DeltaLiteTable.open`: reported by the first upsert through a handle, 0 after. */
+  initialOpenMs: number;
+}
+
 export interface TableScanOptions extends ScanOptions {
   /** Read this version instead of the handle's (time travel). */
   version?: number | undefined;
@@ -74,22 +81,26 @@ export class DeltaLiteTable {
   readonly store: ObjectStore;
   #snapshot: Snapshot;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Time the initial snapshot load took; reported once, by the first upsert through this handle. */
+  #initialOpenMs: number;
 
-  private constructor(uri: string, store: ObjectStore, snapshot: Snapshot) {
+  private constructor(uri: string, store: ObjectStore, snapshot: Snapshot, initialOpenMs = 0) {
     this.uri = uri;
     this.store = store;
     this.#snapshot = snapshot;
+    this.#initialOpenMs = initialOpenMs;
   }
 
   /** Opens an existing table; `DeltaLiteTableNotFoundError` when there is none at `uri`. */
   static async open(uri: string, options: OpenTableOptions = {}): Promise<DeltaLiteTable> {
     const store = openStore(uri, { storageOptions: options.storageOptions });
+    const started = performance.now();
     const snapshot = await Snapshot.open(store, {
       version: options.version,
       timestamp: options.timestamp,
       signal: options.signal,
     });
-    return new DeltaLiteTable(uri, store, snapshot);
+    return new DeltaLiteTable(uri, store, snapshot, performance.now() - started);
   }
 
   /**
@@ -161,10 +172,17 @@ export class DeltaLiteTable {
    */
   upsert(data: UpsertSource, options: UpsertOptions): Promise<UpsertStats> {
     return this.#serial(async () => {
-      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
-      const stats = await upsertInto(latest, data, options);
-      this.#snapshot = await latest.reload(options.signal ? { signal: options.signal } : {});
-      return stats;
+      const signal = options.signal ? { signal: options.signal } : {};
+      let started = performance.now();
+      const latest = await this.#snapshot.reload(signal);
+      let openMs = performance.now() - started;
+      const stats = await upsertInto(latest, data, withEnvDefaults(options));
+      started = performance.now();
+      this.#snapshot = await latest.reload(signal);
+      openMs += performance.now() - started;
+      const initialOpenMs = this.#initialOpenMs;
+      this.#initialOpenMs = 0;
+      return { ...stats, openMs: stats.openMs + openMs, initialOpenMs };
     });
   }
 
