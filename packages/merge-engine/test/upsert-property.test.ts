@@ -3,7 +3,8 @@
  * delta-rs 1.6.6 MERGE gives for the same batches (sorted canonical rows and Delta schema), for random key
  * shapes (long, string, composite long+string), partitioned or not (hostile partition values included),
  * random batch sizes (empty batches included), NULL keys, keys that move partition, and a random prune
- * strategy and read batch size. Runs: DELTALITE_UPSERT_PROPERTY_RUNS (default 20 in CI).
+ * strategy and read batch size. Runs: DELTALITE_UPSERT_PROPERTY_RUNS (default 200, the issue's minimum; `pnpm
+ * upsert-property --sequences 2000` is the long mode).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PruneStrategy, upsert } from "../src/index.js";
 
-const RUNS = Number(process.env.DELTALITE_UPSERT_PROPERTY_RUNS ?? 20);
+const RUNS = Number(process.env.DELTALITE_UPSERT_PROPERTY_RUNS ?? 200);
 const PARTS = ["a", "b", 'quote"dq', "a/b", "sp ace", "üñîçødé", ".."];
 
 interface Row {
