@@ -12,7 +12,13 @@ export type {
   VacuumResult,
 } from "@deltalite/delta-log";
 export * from "@deltalite/errors";
-export type { PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
+export {
+  type LimitsSnapshot,
+  limitsSnapshot,
+  type PruneStrategy,
+  type UpsertOptions,
+  type UpsertSource,
+} from "@deltalite/merge-engine";
 export {
   CountingStore,
   FaultyStore,

@@ -4,6 +4,19 @@
  * per-partition stats prune and exact key probe, streaming rewrite, one MERGE commit). Memory budgets,
  * parallelism and the probe cache are still to come (issue 6).
  */
+
+export {
+  type AcquireOptions,
+  Budget,
+  type BudgetSnapshot,
+  createProcessBudgets,
+  globalBudgets,
+  type LimitsSnapshot,
+  limitsSnapshot,
+  type Permit,
+  PROCESS_BUDGET_DEFAULTS,
+  type ProcessBudgets,
+} from "./budgets/index.js";
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
 export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
 export { EncodedKeys, type EncodeKeysOptions, encodeKeys, keySpaceOf } from "./keys/encode-keys.js";
