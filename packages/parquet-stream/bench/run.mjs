@@ -15,6 +15,12 @@ export const BENCHMARKS = {
       "streaming Parquet write + read, local disk and moto S3: peak RSS, rows/s, MB/s beside pyarrow and delta-rs",
     usage: "pnpm bench parquet [--sizes 1000000,10000000] [--targets local,s3]",
   },
+  upsert: {
+    script: "../../merge-engine/bench/upsert-bench.mjs",
+    summary:
+      "upsert of a ~1% batch into partitioned wide-row tables beside delta-rs MERGE: wall time, peak RSS, files/bytes rewritten",
+    usage: "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--<upsert-option> value …]",
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
