@@ -1,6 +1,6 @@
 /**
- * Process-level defaults from environment variables (the seed's names): the source guard and the
- * multipart / ranged-GET knobs of upserts. An explicit per-call option always wins; a malformed value is a
+ * Process-level defaults from environment variables (the seed's names): the source guard, the
+ * multipart / ranged-GET knobs of upserts and the permit-wait timeout. An explicit per-call option always wins; a malformed value is a
  * typed error naming the variable, never silently ignored.
  */
 import { DeltaLiteError } from "@deltalite/errors";
@@ -12,6 +12,7 @@ const VARIABLES = {
   multipartConcurrency: "DELTALITE_MULTIPART_CONCURRENCY",
   rangeGetPartSizeBytes: "DELTALITE_RANGE_GET_PART_SIZE_BYTES",
   rangeGetConcurrency: "DELTALITE_RANGE_GET_CONCURRENCY",
+  permitWaitTimeoutMs: "DELTALITE_PERMIT_WAIT_TIMEOUT_MS",
 } as const;
 
 export type EnvKnobs = { -readonly [K in keyof typeof VARIABLES]?: number };

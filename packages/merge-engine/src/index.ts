@@ -1,15 +1,21 @@
 /**
  * @deltalite/merge-engine: the upsert's machinery — primary-key encoding and hashing (keys/), the
  * per-partition source key set and `keyBuckets`, and the upsert pipeline (upsert/: validate, relax,
- * per-partition stats prune and exact key probe, streaming rewrite, one MERGE commit). Memory budgets,
- * parallelism and the probe cache are still to come (issue 6).
+ * per-partition stats prune and exact key probe (consulting the probe cache), streaming rewrite, one MERGE
+ * commit), and the budgets it runs under (budgets/: per call, layered over the process-wide set).
  */
 
 export {
   type AcquireOptions,
   Budget,
+  type BudgetObserver,
   type BudgetSnapshot,
+  CALL_LIMIT_DEFAULTS,
+  type CallBudgetOptions,
+  CallBudgets,
+  type CallLimits,
   createProcessBudgets,
+  DEFAULT_PERMIT_WAIT_TIMEOUT_MS,
   globalBudgets,
   type LimitsSnapshot,
   limitsSnapshot,

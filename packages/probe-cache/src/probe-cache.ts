@@ -286,6 +286,26 @@ export class HashCollection {
    */
   commit(): boolean {
     if (this.state !== "open") return false;
+    const all = this.joined();
+    this.finish("committed");
+    return this.cache.put(this.table, this.path, this.keySpace, KeyHashSet.fromWords(all));
+  }
+
+  /**
+   * Caches the collected hashes under each of `paths` instead of the collection's own path: the key set of
+   * everything written for one partition, answering for every file that write produced (a superset of each
+   * file's keys, so a "no" stays exact). Returns how many entries were cached.
+   */
+  commitTo(paths: readonly string[]): number {
+    if (this.state !== "open") return 0;
+    const hashes = KeyHashSet.fromWords(this.joined());
+    this.finish("committed");
+    let cached = 0;
+    for (const path of paths) if (this.cache.put(this.table, path, this.keySpace, hashes)) cached++;
+    return cached;
+  }
+
+  private joined(): Uint32Array {
     let total = 0;
     for (const c of this.chunks) total += c.length;
     const all = new Uint32Array(total);
@@ -294,8 +314,7 @@ export class HashCollection {
       all.set(c, at);
       at += c.length;
     }
-    this.finish("committed");
-    return this.cache.put(this.table, this.path, this.keySpace, KeyHashSet.fromWords(all));
+    return all;
   }
 
   /** Drops the collected hashes and releases the in-flight bytes. */

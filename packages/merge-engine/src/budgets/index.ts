@@ -1,5 +1,13 @@
-/** Memory and concurrency budgets (the issue-6 groundwork: primitives and the process-wide set). */
+/** Memory and concurrency budgets: the primitive, the process-wide set and the per-call layer over it. */
 export { type AcquireOptions, Budget, type BudgetSnapshot, type Permit } from "./budget.js";
+export {
+  type BudgetObserver,
+  CALL_LIMIT_DEFAULTS,
+  type CallBudgetOptions,
+  CallBudgets,
+  type CallLimits,
+  DEFAULT_PERMIT_WAIT_TIMEOUT_MS,
+} from "./call-budgets.js";
 export {
   createProcessBudgets,
   globalBudgets,

@@ -19,7 +19,7 @@ import { defaultKeyHasher, type KeyHasher } from "./key-hasher.js";
 
 export interface EncodeKeysOptions {
   /** The hash function (default: XXH64 with KEY_HASH_SEED). */
-  hasher?: KeyHasher;
+  hasher?: KeyHasher | undefined;
 }
 
 const EMPTY = new Uint8Array(0);

@@ -7,8 +7,14 @@
 import type { FileView } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import { openParquetReader, type ParquetReader } from "@deltalite/parquet-stream";
+import {
+  openParquetReader,
+  type ParquetReader,
+  type ReadAdmission,
+  recordBatchBytes,
+} from "@deltalite/parquet-stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct, vectorFromArray } from "apache-arrow";
+import type { BudgetObserver } from "../budgets/call-budgets.js";
 
 export interface ReadKnobs {
   rangeGetPartSizeBytes?: number | undefined;
@@ -16,17 +22,27 @@ export interface ReadKnobs {
   readAheadRowGroups?: number | undefined;
 }
 
+/** How target files are read: ranged-GET knobs, the call's fetch/decode admission, its signal. */
+export interface ReadContext {
+  knobs: ReadKnobs;
+  batchRows: number;
+  admission?: ReadAdmission | undefined;
+  /** Told the Arrow bytes of every batch while the upsert holds it (live decoded bytes, for tests). */
+  observer?: BudgetObserver | undefined;
+  signal: AbortSignal | undefined;
+}
+
 export async function openFile(
   store: ObjectStore,
   file: FileView,
-  knobs: ReadKnobs,
-  signal?: AbortSignal,
+  context: ReadContext,
 ): Promise<ParquetReader> {
   return openParquetReader(store, file.path, {
     size: file.size,
-    rangeGetPartSizeBytes: knobs.rangeGetPartSizeBytes,
-    rangeGetConcurrency: knobs.rangeGetConcurrency,
-    signal,
+    rangeGetPartSizeBytes: context.knobs.rangeGetPartSizeBytes,
+    rangeGetConcurrency: context.knobs.rangeGetConcurrency,
+    admission: context.admission,
+    signal: context.signal,
   });
 }
 
@@ -53,17 +69,32 @@ export function conformBatch(batch: RecordBatch, schema: Schema, path: string): 
   return new RecordBatch(schema, data as never);
 }
 
-/** Yields every row group of the file in `schema`, `batchRows` rows at a time. */
+/**
+ * Yields every row group of the file in `schema`, `batchRows` rows at a time (reading ahead
+ * `readAheadRowGroups` when asked). A batch counts as held by the upsert until the next one is asked for.
+ */
 export async function* readConformed(
   reader: ParquetReader,
   schema: Schema,
-  batchRows: number,
-  signal: AbortSignal | undefined,
+  context: ReadContext,
   readAhead?: number,
 ): AsyncGenerator<RecordBatch> {
   const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
   const columns = schema.fields.map((f) => f.name).filter((n) => present.has(n));
-  for await (const batch of reader.readRowGroups({ columns, batchRows, signal, readAhead })) {
-    yield conformBatch(batch, schema, reader.key);
+  const observer = context.observer;
+  const batches = reader.readRowGroups({
+    columns,
+    batchRows: context.batchRows,
+    signal: context.signal,
+    readAhead,
+  });
+  for await (const batch of batches) {
+    const bytes = observer ? recordBatchBytes(batch) : 0;
+    observer?.batchHeld?.(bytes);
+    try {
+      yield conformBatch(batch, schema, reader.key);
+    } finally {
+      observer?.batchDropped?.(bytes);
+    }
   }
 }

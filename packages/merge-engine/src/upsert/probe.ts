@@ -1,36 +1,57 @@
 /**
  * The exact probe: reads only the key columns of a candidate file, row group by row group, and answers
  * whether any of its keys is in the partition's source key set (stopping at the first hit). A file that
- * lacks a key column holds only NULL keys there, which never match.
+ * lacks a key column holds only NULL keys there, which never match. While it reads, it collects the file's
+ * key hashes for the probe cache; a file read to the end without a hit is cached (a file with a hit is about
+ * to be removed, so its collection is dropped).
  */
 import type { FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
+import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
+import type { KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
-import { openFile, type ReadKnobs, readConformed } from "./file-batches.js";
+import { openFile, type ReadContext, readConformed } from "./file-batches.js";
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
   file: FileView,
   keys: SourceKeySet,
   keySchema: Schema,
-  batchRows: number,
-  knobs: ReadKnobs,
-  signal: AbortSignal | undefined,
+  context: ReadContext,
+  collection: HashCollection | undefined,
+  hasher: KeyHasher,
 ): Promise<boolean> {
-  if (keys.size === 0) return false;
-  const reader = await openFile(store, file, knobs, signal);
-  const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
-  if (!keySchema.fields.every((f) => present.has(f.name))) return false;
-  const batches: AsyncGenerator<RecordBatch> = readConformed(reader, keySchema, batchRows, signal);
-  for await (const batch of batches) {
-    if (keys.containsAny(encodeKeys(batch, keys.columns))) {
-      await batches.return(undefined);
-      return true;
-    }
+  if (keys.size === 0) {
+    collection?.abort();
+    return false;
   }
-  return false;
+  const reader = await openFile(store, file, context);
+  try {
+    const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
+    if (!keySchema.fields.every((f) => present.has(f.name))) {
+      collection?.commit(); // no non-NULL key at all: an empty set
+      return false;
+    }
+    const batches: AsyncGenerator<RecordBatch> = readConformed(reader, keySchema, context);
+    for await (const batch of batches) {
+      const encoded = encodeKeys(batch, keys.columns, { hasher });
+      collection?.add(encoded.hashWords.subarray(0, 2 * encoded.length), encoded.nullKeys);
+      if (keys.containsAny(encoded)) {
+        await batches.return(undefined);
+        collection?.abort();
+        return true;
+      }
+    }
+    collection?.commit();
+    return false;
+  } catch (error) {
+    collection?.abort();
+    throw error;
+  } finally {
+    reader.close();
+  }
 }
 
 /** Runs `task` over `items` with at most `limit` in flight; results in input order. */

@@ -15,10 +15,19 @@ import {
   statsJson,
 } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type ParquetCodec, parquetFileStream, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
+import {
+  type ParquetCodec,
+  type ParquetReader,
+  parquetFileStream,
+  takeRows,
+  type WrittenFile,
+} from "@deltalite/parquet-stream";
+import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
+import type { Permit } from "../budgets/budget.js";
 import { encodeKeys } from "../keys/encode-keys.js";
-import { openFile, type ReadKnobs, readConformed } from "./file-batches.js";
+import type { KeyHasher } from "../keys/key-hasher.js";
+import { openFile, type ReadContext, readConformed } from "./file-batches.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -28,7 +37,6 @@ export interface RewriteInput {
   hitFiles: readonly FileView[];
   dataSchema: Schema;
   configuration: Readonly<Record<string, string>>;
-  readBatchSize: number;
   targetFileSize: number | undefined;
   maxRowGroupBytes: number | undefined;
   maxRowGroupRows: number | undefined;
@@ -36,7 +44,12 @@ export interface RewriteInput {
   multipartThresholdBytes: number | undefined;
   multipartPartSizeBytes: number | undefined;
   multipartConcurrency: number | undefined;
-  read: ReadKnobs;
+  read: ReadContext;
+  /** Taken before each hit file is opened and held while it is read (the call's and process's file budgets). */
+  acquireFile: () => Promise<Permit>;
+  /** Collects the key hashes of everything written (the probe cache entry of the new files). */
+  collection: HashCollection | undefined;
+  hasher: KeyHasher;
   signal: AbortSignal | undefined;
   /** Receives every file as soon as it is complete (for clean-up on a later failure). */
   onFile: (file: WrittenFile) => void;
@@ -44,6 +57,8 @@ export interface RewriteInput {
 
 export interface RewriteResult {
   adds: AddAction[];
+  /** Store keys of the new files (the paths their Adds name, decoded). */
+  keys: string[];
   /** Target rows replaced (MERGE's numTargetRowsUpdated). */
   rowsUpdated: number;
   /** Source rows that replaced at least one target row (the rest were inserted). */
@@ -61,34 +76,44 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   // target rows hold (a table written without the upsert) is written that many times.
   const matches = new Uint32Array(set.size);
   async function* rows(): AsyncGenerator<RecordBatch> {
+    const collection = input.collection;
     for (const file of input.hitFiles) {
       counts.bytesRead += file.size;
-      const reader = await openFile(input.store, file, input.read, signal);
-      const batches = readConformed(
-        reader,
-        input.dataSchema,
-        input.readBatchSize,
-        signal,
-        input.read.readAheadRowGroups,
-      );
-      for await (const batch of batches) {
-        const keys = encodeKeys(batch, set.columns);
-        const keep = new Int32Array(batch.numRows);
-        let kept = 0;
-        for (let i = 0; i < batch.numRows; i++) {
-          const entry = set.find(keys, i);
-          if (entry < 0) keep[kept++] = i;
-          else matches[entry] = (matches[entry] as number) + 1;
+      const permit = await input.acquireFile();
+      let reader: ParquetReader | undefined;
+      try {
+        reader = await openFile(input.store, file, input.read);
+        const batches = readConformed(
+          reader,
+          input.dataSchema,
+          input.read,
+          input.read.knobs.readAheadRowGroups,
+        );
+        for await (const batch of batches) {
+          const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
+          // Replaced rows' keys come back with the source rows: the file's keys are all in the output.
+          collection?.add(keys.hashWords.subarray(0, 2 * keys.length), keys.nullKeys);
+          const keep = new Int32Array(batch.numRows);
+          let kept = 0;
+          for (let i = 0; i < batch.numRows; i++) {
+            const entry = set.find(keys, i);
+            if (entry < 0) keep[kept++] = i;
+            else matches[entry] = (matches[entry] as number) + 1;
+          }
+          counts.rowsUpdated += batch.numRows - kept;
+          counts.rowsCopied += kept;
+          if (kept === batch.numRows) yield batch;
+          else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
         }
-        counts.rowsUpdated += batch.numRows - kept;
-        counts.rowsCopied += kept;
-        if (kept === batch.numRows) yield batch;
-        else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
+      } finally {
+        reader?.close();
+        permit.release();
       }
     }
+    collection?.add(set.hashWords());
     for (const batch of partition.batches) {
       if (batch.numRows === 0) continue;
-      const keys = encodeKeys(batch, set.columns);
+      const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
       const take: number[] = [];
       for (let i = 0; i < batch.numRows; i++) {
         const entry = set.find(keys, i);
@@ -136,5 +161,10 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       ),
     }),
   );
-  return { adds, ...counts, bytesWritten: files.reduce((n, f) => n + f.size, 0) };
+  return {
+    adds,
+    keys: files.map((f) => f.key),
+    ...counts,
+    bytesWritten: files.reduce((n, f) => n + f.size, 0),
+  };
 }

@@ -22,6 +22,7 @@ import {
   vectorFromArray,
 } from "apache-arrow";
 import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
+import type { KeyHasher } from "../keys/key-hasher.js";
 import { SourceKeySet } from "../keys/source-key-set.js";
 
 /** The source rows of one partition. */
@@ -185,6 +186,8 @@ export interface SourcePlanInput {
   /** Key columns as stored in data files (the partition column removed). */
   fileKeys: readonly string[];
   label: string;
+  /** The key hash (default XXH64; tests force collisions with another). */
+  hasher?: KeyHasher | undefined;
 }
 
 /** Groups the (aligned) source by partition and builds each partition's key set; throws on duplicates. */
@@ -199,7 +202,7 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
   >();
   for (const batch of input.batches) {
     if (batch.numRows === 0) continue;
-    const keys = encodeKeys(batch, input.fileKeys);
+    const keys = encodeKeys(batch, input.fileKeys, { hasher: input.hasher });
     const byValue = new Map<string, number[]>();
     if (input.partitionColumn === undefined) {
       byValue.set(

@@ -5,6 +5,10 @@
 
 import type { PostCommitHooks } from "@deltalite/delta-log";
 import type { ParquetCodec } from "@deltalite/parquet-stream";
+import type { ProbeCache } from "@deltalite/probe-cache";
+import type { BudgetObserver } from "../budgets/call-budgets.js";
+import type { ProcessBudgets } from "../budgets/process-budgets.js";
+import type { KeyHasher } from "../keys/key-hasher.js";
 
 export type PruneStrategy = "probe" | "stats" | "none";
 
@@ -34,8 +38,28 @@ export interface UpsertOptions {
   rangeGetConcurrency?: number | undefined;
   /** Row groups fetched ahead while the rewrite decodes the current one (default 1). */
   readAheadRowGroups?: number | undefined;
-  /** Candidate files probed at once (default 8). */
+  /** Candidate files probed at once (default 8; each also holds a file permit). */
   probeConcurrency?: number | undefined;
+  /** Partitions probed and rewritten at once (default 2; also bounded by the process-wide budget). */
+  maxParallelPartitions?: number | undefined;
+  /** Data files open at once, probes and rewrite readers together (default 4). */
+  maxParallelFiles?: number | undefined;
+  /** Decoded Arrow bytes of target batches in flight (default 64 MiB). */
+  maxBufferedBytes?: number | undefined;
+  /** Compressed bytes fetched and not yet decoded (default 128 MiB). */
+  maxFetchBytes?: number | undefined;
+  /** How long one wait for budget permits may last before a `timeout` error (default 10 min). */
+  permitWaitTimeoutMs?: number | undefined;
+  /** Deadline of the whole call: past it the upsert stops with kind `timeout`, writing nothing. */
+  timeoutMs?: number | undefined;
+  /** The shared budgets (default: the process-wide ones, sized from the environment). */
+  processBudgets?: ProcessBudgets | undefined;
+  /** The probe cache (default: the process-wide one). */
+  probeCache?: ProbeCache | undefined;
+  /** Diagnostics: told every admitted / released byte and every decoded batch held (tests count live bytes). */
+  budgetObserver?: BudgetObserver | undefined;
+  /** The key hash (default XXH64). Tests pass a colliding one; equal keys must always hash equal. */
+  keyHasher?: KeyHasher | undefined;
   /** Source guard: Arrow buffer bytes of the whole source (default 2 GiB; 0 disables). */
   maxSourceBytes?: number | undefined;
   /** Re-plans after a retryable commit conflict (default 5). */
@@ -67,7 +91,7 @@ export interface UpsertStats {
   filesPrunedByStats: number;
   /** Candidate files whose key columns the probe read. */
   filesProbed: number;
-  /** Candidate files decided from the probe cache (no cache yet: always 0). */
+  /** Candidate files decided from the probe cache (no read). */
   filesProbeCached: number;
   /** Candidate files left untouched (pruned by stats or without a hit). */
   filesCarriedOver: number;

@@ -6,6 +6,7 @@
  * against the newest snapshot (the source stays in memory), up to `maxReplans` times. On any failure the
  * files this call wrote are deleted (best effort; no log entry ever referenced them).
  */
+import { randomUUID } from "node:crypto";
 import {
   type Action,
   type CommitResult,
@@ -29,9 +30,13 @@ import {
   isDeltaLiteError,
 } from "@deltalite/errors";
 import type { WrittenFile } from "@deltalite/parquet-stream";
+import { globalProbeCache, type HashCollection, type ProbeCache } from "@deltalite/probe-cache";
 import { type Data, RecordBatch, Schema, Table } from "apache-arrow";
+import { CallBudgets } from "../budgets/call-budgets.js";
+import { defaultKeyHasher, type KeyHasher } from "../keys/key-hasher.js";
+import type { ReadContext } from "./file-batches.js";
 import { fileHoldsSourceKey, mapLimit } from "./probe.js";
-import { rewritePartition } from "./rewrite.js";
+import { type RewriteResult, rewritePartition } from "./rewrite.js";
 import {
   alignToTable,
   columnsToRelax,
@@ -189,6 +194,7 @@ async function relaxColumns(
 
 function checkAborted(signal: AbortSignal | undefined, table: string): void {
   if (signal?.aborted) {
+    if (isDeltaLiteError(signal.reason)) throw signal.reason;
     throw new DeltaLiteError("aborted", `${table}: upsert aborted`, { cause: signal.reason });
   }
 }
@@ -228,8 +234,40 @@ export async function upsert(
   data: UpsertSource,
   options: UpsertOptions,
 ): Promise<UpsertStats> {
+  const timeoutMs = options.timeoutMs;
+  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new DeltaLiteError("generic", `timeoutMs must be a positive integer (got ${timeoutMs})`);
+  }
+  // The whole-call deadline: one signal for every wait and request of this call.
+  const deadline = new AbortController();
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () =>
+            deadline.abort(
+              new DeltaLiteError("timeout", `${snapshot.table}: upsert exceeded timeoutMs (${timeoutMs} ms)`),
+            ),
+          timeoutMs,
+        );
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  try {
+    return await upsertWithin(snapshot, data, options, signal);
+  } catch (error) {
+    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.signal.reason;
+    throw error;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+async function upsertWithin(
+  snapshot: Snapshot,
+  data: UpsertSource,
+  options: UpsertOptions,
+  signal: AbortSignal,
+): Promise<UpsertStats> {
   const started = now();
-  const signal = options.signal;
   const strategy = options.pruneStrategy ?? "probe";
   if (strategy !== "probe" && strategy !== "stats" && strategy !== "none") {
     throw new DeltaLiteError("generic", `unknown pruneStrategy ${JSON.stringify(strategy)}`);
@@ -238,6 +276,13 @@ export async function upsert(
   checkAborted(signal, label);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
   let shape = tableShape(snapshot, options);
+  const budgets = new CallBudgets(options, {
+    process: options.processBudgets,
+    permitWaitTimeoutMs: options.permitWaitTimeoutMs,
+    signal,
+    observer: options.budgetObserver,
+    label,
+  });
 
   // Ingest + validation: nothing is written (not even the relax commit) before this completes.
   let t = now();
@@ -254,6 +299,7 @@ export async function upsert(
     partitionType: shape.partitionType,
     fileKeys: shape.fileKeys,
     label,
+    hasher: options.keyHasher,
   });
   const ingestMs = now() - t;
 
@@ -271,7 +317,7 @@ export async function upsert(
   let openMs = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      const stats = await planAndCommit(current, partitions, shape, options, attempt);
+      const stats = await planAndCommit(current, partitions, shape, options, attempt, budgets, signal);
       return {
         ...stats,
         columnsRelaxed: relax.length,
@@ -293,22 +339,158 @@ export async function upsert(
   }
 }
 
+/** What one attempt shares across its partitions. */
+interface AttemptContext {
+  snapshot: Snapshot;
+  shape: TableShape;
+  options: UpsertOptions;
+  budgets: CallBudgets;
+  cache: ProbeCache;
+  cacheTable: string;
+  hasher: KeyHasher;
+  read: ReadContext;
+  signal: AbortSignal;
+  /** Files written so far (deleted if the attempt fails). */
+  written: WrittenFile[];
+}
+
+interface PartitionPlan {
+  partition: SourcePartition;
+  candidates: FileView[];
+  remaining: FileView[];
+}
+
+interface PartitionOutcome {
+  hits: FileView[];
+  probed: number;
+  probeCached: number;
+  probeMs: number;
+  rewrite: RewriteResult;
+  /** Key hashes of everything written for the partition: cached under its new files once the commit lands. */
+  collection: HashCollection | undefined;
+}
+
+/** Probes (cache first) and rewrites one partition under a partition permit. */
+async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<PartitionOutcome> {
+  const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
+  const permit = await budgets.acquirePartition();
+  let collection: HashCollection | undefined;
+  try {
+    const strategy = options.pruneStrategy ?? "probe";
+    let hits = plan.remaining;
+    let probed = 0;
+    let probeCached = 0;
+    const p0 = now();
+    if (strategy === "probe") {
+      const keys = plan.partition.keys;
+      const keySpace = keys.keySpace;
+      const sourceWords = keys.hashWords();
+      const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
+        checkAborted(signal, snapshot.table);
+        const cached =
+          keys.size === 0 ? false : cache.mayContainAny(cacheTable, file.path, keySpace, sourceWords);
+        if (cached !== undefined) {
+          probeCached++;
+          return cached;
+        }
+        probed++;
+        const filePermit = await budgets.acquireFile();
+        try {
+          return await fileHoldsSourceKey(
+            snapshot.store,
+            file,
+            keys,
+            shape.keySchema,
+            ctx.read,
+            cache.beginCollection(cacheTable, file.path, keySpace),
+            ctx.hasher,
+          );
+        } finally {
+          filePermit.release();
+        }
+      });
+      hits = plan.remaining.filter((_, i) => found[i]);
+    }
+    const probeMs = now() - p0;
+    checkAborted(signal, snapshot.table);
+    collection = cache.beginCollection(
+      cacheTable,
+      `\u0000written:${randomUUID()}`,
+      plan.partition.keys.keySpace,
+    );
+    const rewrite = await rewritePartition({
+      store: snapshot.store,
+      partition: plan.partition,
+      partitionColumns: snapshot.partitionColumns,
+      hitFiles: hits,
+      dataSchema: shape.dataSchema,
+      configuration: snapshot.configuration,
+      targetFileSize: targetFileSizeOf(snapshot, options.targetFileSize),
+      maxRowGroupBytes: options.maxRowGroupBytes,
+      maxRowGroupRows: options.maxRowGroupRows,
+      codec: options.codec ?? "snappy",
+      multipartThresholdBytes: options.multipartThresholdBytes,
+      multipartPartSizeBytes: options.multipartPartSizeBytes,
+      multipartConcurrency: options.multipartConcurrency,
+      read: ctx.read,
+      acquireFile: () => budgets.acquireFile(),
+      collection,
+      hasher: ctx.hasher,
+      signal,
+      onFile: (file) => ctx.written.push(file),
+    });
+    return { hits, probed, probeCached, probeMs, rewrite, collection };
+  } catch (error) {
+    collection?.abort();
+    throw error;
+  } finally {
+    permit.release();
+  }
+}
+
+/**
+ * Runs every partition (at most `limit` at once). The first failure aborts the others, and the call returns
+ * only once every partition has stopped, so no file is written after the caller cleans up.
+ */
+async function runPartitions(
+  ctx: AttemptContext,
+  plans: readonly PartitionPlan[],
+  limit: number,
+  stop: AbortController,
+): Promise<PartitionOutcome[]> {
+  const outcomes = new Array<PartitionOutcome>(plans.length);
+  let failure: { error: unknown } | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < plans.length && failure === undefined) {
+      const i = next++;
+      try {
+        outcomes[i] = await runPartition(ctx, plans[i] as PartitionPlan);
+      } catch (error) {
+        failure ??= { error };
+        stop.abort(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, plans.length)) }, worker));
+  if (failure !== undefined) {
+    for (const outcome of outcomes) outcome?.collection?.abort();
+    throw failure.error;
+  }
+  return outcomes;
+}
+
 async function planAndCommit(
   snapshot: Snapshot,
   partitions: readonly SourcePartition[],
   shape: TableShape,
   options: UpsertOptions,
   attempt: number,
+  budgets: CallBudgets,
+  callSignal: AbortSignal,
 ): Promise<Omit<UpsertStats, "ingestMs" | "openMs" | "relaxMs" | "columnsRelaxed" | "executionTimeMs">> {
   const store = snapshot.store;
-  const signal = options.signal;
   const strategy = options.pruneStrategy ?? "probe";
-  const readBatchSize = options.readBatchSize ?? 8192;
-  const readKnobs = {
-    rangeGetPartSizeBytes: options.rangeGetPartSizeBytes,
-    rangeGetConcurrency: options.rangeGetConcurrency,
-    readAheadRowGroups: options.readAheadRowGroups,
-  };
   const stats = {
     sourceRows: partitions.reduce((n, p) => n + p.rows, 0),
     nullPkRows: partitions.reduce((n, p) => n + p.keys.nullKeyRows, 0),
@@ -350,7 +532,7 @@ async function planAndCommit(
     if (list) list.push(file);
     else filesByPartition.set(id, [file]);
   }
-  const plans = partitions.map((partition) => {
+  const plans: PartitionPlan[] = partitions.map((partition) => {
     const candidates = filesByPartition.get(partitionId(partition.values)) ?? [];
     stats.filesCandidates += candidates.length;
     let remaining = candidates;
@@ -359,64 +541,57 @@ async function planAndCommit(
       remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
       stats.filesPrunedByStats += candidates.length - remaining.length;
     }
-    return { partition, candidates, remaining, hits: remaining };
+    return { partition, candidates, remaining };
   });
   stats.planMs = now() - t;
 
-  const written: WrittenFile[] = [];
+  // Partitions run side by side; one failing stops the others (this attempt's own abort).
+  const stop = new AbortController();
+  const signal = AbortSignal.any([callSignal, stop.signal]);
+  const cache = options.probeCache ?? globalProbeCache();
+  const ctx: AttemptContext = {
+    snapshot,
+    shape,
+    options,
+    budgets,
+    cache,
+    cacheTable: probeCacheTable(snapshot),
+    hasher: options.keyHasher ?? defaultKeyHasher,
+    read: {
+      knobs: {
+        rangeGetPartSizeBytes: options.rangeGetPartSizeBytes,
+        rangeGetConcurrency: options.rangeGetConcurrency,
+        readAheadRowGroups: options.readAheadRowGroups,
+      },
+      batchRows: options.readBatchSize ?? 8192,
+      admission: budgets.readAdmission(),
+      observer: options.budgetObserver,
+      signal,
+    },
+    signal,
+    written: [],
+  };
+  let outcomes: PartitionOutcome[] = [];
   try {
-    // Probe + rewrite, one partition after the other.
     t = now();
+    outcomes = await runPartitions(ctx, plans, budgets.partitions.total, stop);
     const adds: Action[] = [];
     const removes: Action[] = [];
     const deletionTimestamp = Date.now();
-    for (const plan of plans) {
-      checkAborted(signal, snapshot.table);
-      if (strategy === "probe") {
-        const p0 = now();
-        const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, (file) =>
-          fileHoldsSourceKey(
-            store,
-            file,
-            plan.partition.keys,
-            shape.keySchema,
-            readBatchSize,
-            readKnobs,
-            signal,
-          ),
-        );
-        stats.filesProbed += plan.remaining.length;
-        plan.hits = plan.remaining.filter((_, i) => found[i]);
-        stats.probeMs += now() - p0;
-      }
-      const result = await rewritePartition({
-        store,
-        partition: plan.partition,
-        partitionColumns: snapshot.partitionColumns,
-        hitFiles: plan.hits,
-        dataSchema: shape.dataSchema,
-        configuration: snapshot.configuration,
-        readBatchSize,
-        targetFileSize: targetFileSizeOf(snapshot, options.targetFileSize),
-        maxRowGroupBytes: options.maxRowGroupBytes,
-        maxRowGroupRows: options.maxRowGroupRows,
-        codec: options.codec ?? "snappy",
-        multipartThresholdBytes: options.multipartThresholdBytes,
-        multipartPartSizeBytes: options.multipartPartSizeBytes,
-        multipartConcurrency: options.multipartConcurrency,
-        read: readKnobs,
-        signal,
-        onFile: (file) => written.push(file),
-      });
+    outcomes.forEach((outcome) => {
+      const result = outcome.rewrite;
+      stats.filesProbed += outcome.probed;
+      stats.filesProbeCached += outcome.probeCached;
+      stats.probeMs += outcome.probeMs;
       stats.rowsUpdated += result.rowsUpdated;
       stats.sourceRowsMatched += result.keysMatched;
       stats.rowsCopied += result.rowsCopied;
       stats.bytesRead += result.bytesRead;
       stats.bytesWritten += result.bytesWritten;
       stats.filesAdded += result.adds.length;
-      stats.filesRemoved += plan.hits.length;
+      stats.filesRemoved += outcome.hits.length;
       for (const add of result.adds) adds.push({ add });
-      for (const file of plan.hits) {
+      for (const file of outcome.hits) {
         removes.push({
           remove: {
             path: file.add.path,
@@ -428,7 +603,7 @@ async function planAndCommit(
           },
         });
       }
-    }
+    });
     stats.rewriteMs = now() - t;
 
     // One commit (post-commit maintenance timed apart).
@@ -467,6 +642,14 @@ async function planAndCommit(
       signal,
     });
     const commitMs = now() - t - maintenance.ms;
+    // The commit landed: new files answer from the cache, removed files leave it.
+    cache.invalidate(
+      ctx.cacheTable,
+      outcomes.flatMap((o) => o.hits.map((f) => f.path)),
+    );
+    for (const outcome of outcomes) {
+      outcome.collection?.commitTo(outcome.rewrite.keys);
+    }
     return {
       version: commit.version,
       ...stats,
@@ -478,7 +661,13 @@ async function planAndCommit(
       ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
     };
   } catch (error) {
-    await Promise.allSettled(written.map((f) => store.delete(f.key)));
+    for (const outcome of outcomes) outcome?.collection?.abort();
+    await Promise.allSettled(ctx.written.map((f) => store.delete(f.key)));
     throw error;
   }
+}
+
+/** The probe cache's table key: the root URL and the table id (a table recreated at a path is another table). */
+function probeCacheTable(snapshot: Snapshot): string {
+  return `${snapshot.store.root}#${snapshot.tableId}`;
 }

@@ -6,6 +6,7 @@
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import { type FileMetaData, parquetMetadata } from "hyparquet";
+import type { ReadAdmission, Release } from "./admission.js";
 
 export const DEFAULT_FOOTER_HINT_BYTES = 65536;
 
@@ -15,6 +16,12 @@ export interface ReadFooterOptions {
   /** Bytes read from the end of the file by the first GET (default 64 KiB). */
   footerHintBytes?: number | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Asked before each footer GET. With it, the tail is kept only when it is the whole file (its admission is
+   * handed back as `releaseTail`); a footer longer than the first GET is fetched whole in a second one, so no
+   * byte is held without admission and no admission is held while waiting for another.
+   */
+  admission?: ReadAdmission | undefined;
 }
 
 /** Footer statistics keep their raw values: bigint timestamps, day numbers, bytes for strings. */
@@ -31,15 +38,73 @@ export async function readParquetFooter(
   key: string,
   options: ReadFooterOptions,
 ): Promise<FileMetaData> {
-  return (await readFooterAndTail(store, key, options)).metadata;
+  const { metadata, releaseTail } = await readFooterAndTail(store, key, options);
+  releaseTail();
+  return metadata;
 }
 
 /** The footer plus the tail bytes the first GET brought back (`tailStart` = their offset in the file). */
+export interface FooterAndTail {
+  metadata: FileMetaData;
+  /** The bytes the first GET brought back, kept for serving column chunks (empty when not kept). */
+  tail: Uint8Array;
+  tailStart: number;
+  /** Gives back the admission of `tail` (a no-op without admission). */
+  releaseTail: Release;
+}
+
+const noRelease: Release = () => undefined;
+
+/** Reads the footer with one GET of the last `footerHintBytes` (a second GET when the footer is longer). */
 export async function readFooterAndTail(
   store: ObjectStore,
   key: string,
   options: ReadFooterOptions,
-): Promise<{ metadata: FileMetaData; tail: Uint8Array; tailStart: number }> {
+): Promise<FooterAndTail> {
+  const admission = options.admission;
+  if (admission === undefined) return { ...(await readTail(store, key, options)), releaseTail: noRelease };
+  const first = Math.min(Math.max(options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES, 8), options.size);
+  const release = await admission.admitFetch(first, options.signal);
+  let result: Omit<FooterAndTail, "releaseTail">;
+  try {
+    result = await readTail(store, key, options, true);
+  } catch (error) {
+    release();
+    if (!(error instanceof FooterBeyondTail)) throw error;
+    const whole = await admission.admitFetch(error.footerLength, options.signal);
+    try {
+      const footer = await store.get(key, {
+        range: { start: options.size - error.footerLength, end: options.size },
+        signal: options.signal,
+      });
+      return {
+        metadata: parseFooter(footer, key),
+        tail: new Uint8Array(0),
+        tailStart: options.size,
+        releaseTail: noRelease,
+      };
+    } finally {
+      whole();
+    }
+  }
+  if (result.tailStart === 0) return { ...result, releaseTail: release };
+  release();
+  return { ...result, tail: new Uint8Array(0), tailStart: options.size, releaseTail: noRelease };
+}
+
+/** Thrown by readTail (when asked) instead of a second GET: the footer is longer than the first read. */
+class FooterBeyondTail extends Error {
+  constructor(readonly footerLength: number) {
+    super(`footer of ${footerLength} bytes`);
+  }
+}
+
+async function readTail(
+  store: ObjectStore,
+  key: string,
+  options: ReadFooterOptions,
+  stopBeyondTail = false,
+): Promise<Omit<FooterAndTail, "releaseTail">> {
   const { size, signal } = options;
   const hint = Math.max(options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES, 8);
   if (!Number.isSafeInteger(size) || size < 12) {
@@ -65,6 +130,7 @@ export async function readFooterAndTail(
     );
   }
   let footer: Uint8Array;
+  if (footerLength > first && stopBeyondTail) throw new FooterBeyondTail(footerLength);
   if (footerLength <= first) {
     footer = tail.subarray(first - footerLength);
   } else {
@@ -76,9 +142,12 @@ export async function readFooterAndTail(
     footer.set(missing, 0);
     footer.set(tail, footerLength - first);
   }
+  return { metadata: parseFooter(footer, key), tail, tailStart: size - first };
+}
+
+function parseFooter(footer: Uint8Array, key: string): FileMetaData {
   try {
-    const metadata = parquetMetadata(footer, { parsers: RAW_STAT_PARSERS, geoparquet: false });
-    return { metadata, tail, tailStart: size - first };
+    return parquetMetadata(footer, { parsers: RAW_STAT_PARSERS, geoparquet: false });
   } catch (error) {
     throw new DeltaLiteError(
       "generic",

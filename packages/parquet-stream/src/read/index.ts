@@ -1,10 +1,17 @@
 /** The read half of parquet-stream. */
 
+export { type ReadAdmission, type Release, recordBatchBytes } from "./admission.js";
 export { type ByteSourceOptions, storeByteSource } from "./byte-source.js";
 export { type ConstantColumn, constantData, withConstantColumns } from "./constant-columns.js";
 export { readerCompressors } from "./decompressors.js";
 export { type ByteSpan, coalesceSpans, fetchRanges, RequestLimiter, splitSpan } from "./fetch-ranges.js";
-export { DEFAULT_FOOTER_HINT_BYTES, type ReadFooterOptions, readParquetFooter } from "./footer.js";
+export {
+  DEFAULT_FOOTER_HINT_BYTES,
+  type FooterAndTail,
+  type ReadFooterOptions,
+  readFooterAndTail,
+  readParquetFooter,
+} from "./footer.js";
 export { type ReadObjectsOptions, readParquetObjects } from "./objects.js";
 export {
   type ColumnChunkRange,

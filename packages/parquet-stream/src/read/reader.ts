@@ -15,10 +15,11 @@ import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
+import { type ReadAdmission, type Release, recordBatchBytes } from "./admission.js";
 import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodePages, LeafCursor } from "./column-chunk.js";
 import { readerCompressors } from "./decompressors.js";
-import { type ByteSpan, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
+import { type ByteSpan, coalesceSpans, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
 import { DEFAULT_FOOTER_HINT_BYTES, readFooterAndTail } from "./footer.js";
 import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
 
@@ -44,6 +45,13 @@ export interface OpenParquetReaderOptions {
   /** Chunks separated by at most this many bytes are fetched together (default 1 MiB). */
   rangeCoalesceGapBytes?: number | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Asked before the footer GET, before each row group's GETs (for the bytes those GETs return, gaps of
+   * coalesced ranges included) and before each decoded batch of `readRowGroups`. A row group's fetched bytes
+   * are released once its last batch is handed out and the caller asks for more; a batch's admission once
+   * the caller asks for the next batch. Call `close()` when done with the reader.
+   */
+  admission?: ReadAdmission | undefined;
 }
 
 export interface ReadRowGroupOptions {
@@ -83,15 +91,22 @@ export async function openParquetReader(
   if (options.metadata) {
     return new ParquetReader(store, key, options, options.metadata, await readerCompressors());
   }
-  const { metadata, tail, tailStart } = await readFooterAndTail(store, key, {
+  const { metadata, tail, tailStart, releaseTail } = await readFooterAndTail(store, key, {
     size: options.size,
     footerHintBytes: options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES,
     signal: options.signal,
+    admission: options.admission,
   });
-  return new ParquetReader(store, key, options, metadata, await readerCompressors(), {
-    bytes: tail,
-    start: tailStart,
-  });
+  try {
+    return new ParquetReader(store, key, options, metadata, await readerCompressors(), {
+      bytes: tail,
+      start: tailStart,
+      release: releaseTail,
+    });
+  } catch (error) {
+    releaseTail();
+    throw error;
+  }
 }
 
 export class ParquetReader {
@@ -104,11 +119,13 @@ export class ParquetReader {
   readonly #schema: FileSchema;
   /** Shared by every fetch of this reader, read-ahead included: at most rangeGetConcurrency GETs in flight. */
   readonly #limiter: RequestLimiter;
+  /** Decoded Arrow bytes per row of the last admitted batch (the next batch's estimate). */
+  #decodedBytesPerRow: number | undefined;
   /**
    * The bytes the footer GET brought back (up to the hint). Column chunks inside them are served from
    * memory, so a file smaller than the hint costs one GET in all.
    */
-  readonly #tail: { bytes: Uint8Array; start: number } | undefined;
+  #tail: { bytes: Uint8Array; start: number; release?: Release } | undefined;
 
   constructor(
     store: ObjectStore,
@@ -116,7 +133,7 @@ export class ParquetReader {
     options: OpenParquetReaderOptions,
     metadata: ParquetMetadata,
     compressors: Compressors,
-    tail?: { bytes: Uint8Array; start: number },
+    tail?: { bytes: Uint8Array; start: number; release?: Release },
   ) {
     this.store = store;
     this.key = key;
@@ -136,6 +153,13 @@ export class ParquetReader {
 
   get numRows(): number {
     return Number(this.metadata.num_rows);
+  }
+
+  /** Drops the bytes the reader keeps (the footer GET's tail) and gives back their admission. */
+  close(): void {
+    const tail = this.#tail;
+    this.#tail = undefined;
+    tail?.release?.();
   }
 
   get numRowGroups(): number {
@@ -189,8 +213,12 @@ export class ParquetReader {
   async readRowGroup(rowGroup: number, options: ReadRowGroupOptions = {}): Promise<RecordBatch> {
     this.#checkAborted(options.signal);
     const nodes = this.#nodes(options.columns);
-    const fetched = await this.#fetch(rowGroup, nodes, options.signal);
-    return this.#decode(rowGroup, nodes, fetched, undefined).next().value!;
+    const { bytes, release } = await this.#fetch(rowGroup, nodes, options.signal);
+    try {
+      return this.#decode(rowGroup, nodes, bytes, undefined).next().value!;
+    } finally {
+      release();
+    }
   }
 
   /** Yields the selected row groups one at a time (optionally cut into `batchRows` slices). */
@@ -203,20 +231,72 @@ export class ParquetReader {
     if (batchRows !== undefined && !(Number.isInteger(batchRows) && batchRows > 0)) {
       throw new DeltaLiteError("generic", `batchRows must be a positive integer, got ${batchRows}`);
     }
-    const pending: Promise<Uint8Array[]>[] = [];
+    const pending: Promise<FetchedGroup>[] = [];
     const start = (i: number) => {
       const p = this.#fetch(groups[i]!, nodes, options.signal);
       p.catch(() => undefined); // surfaced when awaited; avoids an unhandled rejection if the caller stops early
       pending.push(p);
     };
     let started = 0;
-    for (let i = 0; i < groups.length; i++) {
-      this.#checkAborted(options.signal);
-      while (started < groups.length && started <= i + readAhead) start(started++);
-      const fetched = await pending.shift()!;
-      for (const batch of this.#decode(groups[i]!, nodes, fetched, batchRows)) {
+    let current: FetchedGroup | undefined;
+    try {
+      for (let i = 0; i < groups.length; i++) {
         this.#checkAborted(options.signal);
+        while (started < groups.length && started <= i + readAhead) start(started++);
+        current = await pending.shift()!;
+        yield* this.#admittedBatches(groups[i]!, nodes, current.bytes, batchRows, options.signal);
+        current.release();
+        current = undefined;
+      }
+    } finally {
+      current?.release();
+      // Read-ahead the caller did not wait for: give back its bytes once its GETs have settled.
+      for (const p of pending)
+        p.then(
+          (group) => group.release(),
+          () => undefined,
+        );
+    }
+  }
+
+  /** Decodes a fetched row group batch by batch, each batch admitted before it is decoded. */
+  async *#admittedBatches(
+    rowGroup: number,
+    nodes: ColumnNode[],
+    fetched: Uint8Array[],
+    batchRows: number | undefined,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<RecordBatch> {
+    const admission = this.#options.admission;
+    const batches = this.#decode(rowGroup, nodes, fetched, batchRows);
+    if (admission === undefined) {
+      for (const batch of batches) {
+        this.#checkAborted(signal);
         yield batch;
+      }
+      return;
+    }
+    const numRows = Number(this.#rowGroup(rowGroup).num_rows);
+    const step = Math.max(1, batchRows ?? numRows);
+    const count = numRows === 0 ? 1 : Math.ceil(numRows / step);
+    const pageBytesPerRow = numRows === 0 ? 0 : this.uncompressedBytes(rowGroup, nodeNames(nodes)) / numRows;
+    for (let k = 0; k < count; k++) {
+      this.#checkAborted(signal);
+      const rows = Math.min(step, numRows - k * step);
+      const estimate = Math.ceil((this.#decodedBytesPerRow ?? pageBytesPerRow) * rows);
+      let release = await admission.admitDecode(estimate, signal ?? this.#options.signal);
+      try {
+        const batch = batches.next().value as RecordBatch;
+        const actual = recordBatchBytes(batch);
+        if (rows > 0) this.#decodedBytesPerRow = actual / rows;
+        if (actual > estimate) {
+          // Never wait while holding: give back the estimate, then wait for what the batch really holds.
+          release();
+          release = await admission.admitDecode(actual, signal ?? this.#options.signal);
+        }
+        yield batch;
+      } finally {
+        release();
       }
     }
   }
@@ -267,7 +347,7 @@ export class ParquetReader {
     rowGroup: number,
     nodes: ColumnNode[],
     signal: AbortSignal | undefined,
-  ): Promise<Uint8Array[]> {
+  ): Promise<FetchedGroup> {
     const group = this.#rowGroup(rowGroup);
     const spans: ByteSpan[] = nodes
       .flatMap(leavesOf)
@@ -285,19 +365,33 @@ export class ParquetReader {
     const tail = this.#tail;
     const inTail = (span: ByteSpan) => tail !== undefined && span.start >= tail.start;
     const remote = spans.filter((span) => !inTail(span));
-    const fetched = await fetchRanges(this.store, this.key, remote, {
-      partSizeBytes: this.#options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES,
-      concurrency: this.#limiter.limit,
-      limiter: this.#limiter,
-      coalesceGapBytes: this.#options.rangeCoalesceGapBytes ?? DEFAULT_RANGE_COALESCE_GAP_BYTES,
-      signal: signal ?? this.#options.signal,
-    });
-    let next = 0;
-    return spans.map((span) =>
-      inTail(span)
-        ? tail!.bytes.subarray(span.start - tail!.start, span.end - tail!.start)
-        : fetched[next++]!,
-    );
+    const coalesceGapBytes = this.#options.rangeCoalesceGapBytes ?? DEFAULT_RANGE_COALESCE_GAP_BYTES;
+    const admission = this.#options.admission;
+    // The admission covers every byte the GETs return: the chunks and the gaps coalescing reads with them.
+    const requested = coalesceSpans(remote, coalesceGapBytes).reduce((n, m) => n + (m.end - m.start), 0);
+    const release =
+      admission !== undefined && requested > 0
+        ? await admission.admitFetch(requested, signal ?? this.#options.signal)
+        : noRelease;
+    try {
+      const fetched = await fetchRanges(this.store, this.key, remote, {
+        partSizeBytes: this.#options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES,
+        concurrency: this.#limiter.limit,
+        limiter: this.#limiter,
+        coalesceGapBytes,
+        signal: signal ?? this.#options.signal,
+      });
+      let next = 0;
+      const bytes = spans.map((span) =>
+        inTail(span)
+          ? tail!.bytes.subarray(span.start - tail!.start, span.end - tail!.start)
+          : fetched[next++]!,
+      );
+      return { bytes, release: once(release) };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /**
@@ -337,6 +431,27 @@ export class ParquetReader {
       if (numRows === 0) break;
     }
   }
+}
+
+/** A row group's fetched column-chunk bytes and the release of their admission. */
+interface FetchedGroup {
+  bytes: Uint8Array[];
+  release: Release;
+}
+
+const noRelease: Release = () => undefined;
+
+function once(release: Release): Release {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    release();
+  };
+}
+
+function nodeNames(nodes: readonly ColumnNode[]): string[] {
+  return nodes.map((n) => n.field.name);
 }
 
 function chunkSpan(meta: ColumnMetaData): ByteSpan {
