@@ -43,6 +43,14 @@ export {
 export { type EnvKnobs, envKnobs } from "./env.js";
 export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";
 export {
+  DELTALITE_METER_NAME,
+  DELTALITE_METRIC_NAMES,
+  type DeltaLiteMetricName,
+  type ErrorKindLabel,
+  type PruneStrategyLabel,
+  UPSERT_DURATION_BUCKETS_SECONDS,
+} from "./metrics.js";
+export {
   SCAN_FILTER_OPS,
   type ScanFilterCondition,
   type ScanFilterOp,

@@ -27,6 +27,7 @@ import {
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
 import { Schema } from "apache-arrow";
 import { withEnvDefaults } from "./env.js";
+import { observeUpsert } from "./metrics.js";
 import { type ScanOptions, scanTable, type TableScan } from "./scan/index.js";
 import type { BatchSource } from "./write/input.js";
 import {
@@ -171,19 +172,22 @@ export class DeltaLiteTable {
    * committed version.
    */
   upsert(data: UpsertSource, options: UpsertOptions): Promise<UpsertStats> {
-    return this.#serial(async () => {
-      const signal = options.signal ? { signal: options.signal } : {};
-      let started = performance.now();
-      const latest = await this.#snapshot.reload(signal);
-      let openMs = performance.now() - started;
-      const stats = await upsertInto(latest, data, withEnvDefaults(options));
-      started = performance.now();
-      this.#snapshot = await latest.reload(signal);
-      openMs += performance.now() - started;
-      const initialOpenMs = this.#initialOpenMs;
-      this.#initialOpenMs = 0;
-      return { ...stats, openMs: stats.openMs + openMs, initialOpenMs };
-    });
+    // observeUpsert records the deltalite_* metrics of this call (never throws into it).
+    return this.#serial(() =>
+      observeUpsert(options, async () => {
+        const signal = options.signal ? { signal: options.signal } : {};
+        let started = performance.now();
+        const latest = await this.#snapshot.reload(signal);
+        let openMs = performance.now() - started;
+        const stats = await upsertInto(latest, data, withEnvDefaults(options));
+        started = performance.now();
+        this.#snapshot = await latest.reload(signal);
+        openMs += performance.now() - started;
+        const initialOpenMs = this.#initialOpenMs;
+        this.#initialOpenMs = 0;
+        return { ...stats, openMs: stats.openMs + openMs, initialOpenMs };
+      }),
+    );
   }
 
   /**
