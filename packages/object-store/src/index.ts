@@ -1,7 +1,8 @@
 /**
  * @deltalite/object-store: the storage boundary of deltalite. One small `ObjectStore` interface with an
  * atomic `create`, three implementations (local file system, in-memory, S3), URI and storage-option
- * parsing, and two wrappers for tests (request counting and fault injection).
+ * parsing, per-request deadlines (`TimeoutStore`, on by default for S3), and two wrappers for tests (request
+ * counting and fault injection).
  */
 
 export { asAsync, listAll } from "./collect.js";
@@ -11,6 +12,21 @@ export { compareUtf8, validateKey } from "./keys.js";
 export { LOCAL_TEMP_PREFIX, LocalFileStore } from "./local.js";
 export { InMemoryStore, namedMemoryStore } from "./memory.js";
 export { PrefixedStore } from "./prefixed.js";
+export {
+  DEFAULT_REQUEST_TIMEOUT_POLICY,
+  MIN_THROUGHPUT_ENV,
+  parseDurationMs,
+  REQUEST_TIMEOUT_ENV,
+  REQUEST_TIMEOUT_FREE_BYTES,
+  type RequestTimeoutPolicy,
+  requestDeadlineMs,
+  requestTimeoutPolicyFromEnv,
+  type TimedRequest,
+  TimeoutStore,
+  validateRequestTimeoutPolicy,
+  withRequestDeadline,
+  withRequestTimeouts,
+} from "./request-timeout.js";
 export { S3Store, type S3StoreConfig } from "./s3.js";
 export type {
   ByteRange,

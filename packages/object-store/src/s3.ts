@@ -3,7 +3,9 @@
  * `create` is `If-None-Match: *` and `{ ifMatch }` is `If-Match` on PutObject and on
  * CompleteMultipartUpload; before the first `create` against a custom endpoint a one-time probe checks
  * that the endpoint really refuses a second conditional put, because a server that ignores the header would
- * let two writers both win a commit. Error messages name bucket and key, never credentials.
+ * let two writers both win a commit. Given a `requestTimeout` policy, every call has a request deadline (the
+ * rules of `TimeoutStore`, applied inside the store so it stays an `S3Store`). Error messages name bucket and
+ * key, never credentials.
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -11,6 +13,7 @@ import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import { asAsync } from "./collect.js";
 import { alreadyExists, joinDisplay, notFound, preconditionFailed, throwIfAborted } from "./errors.js";
 import { clampRange, validateKey, validatePrefix } from "./keys.js";
+import { type RequestTimeoutPolicy, TimeoutStore } from "./request-timeout.js";
 import type {
   GetOptions,
   ListOptions,
@@ -39,6 +42,8 @@ export interface S3StoreConfig {
     | undefined;
   /** Skip the one-time check that a custom endpoint honours `If-None-Match` (unsafe for concurrent writers). */
   skipConditionalPutProbe: boolean;
+  /** Per-request deadlines (see `TimeoutStore`); none when undefined. `openStore` sets them by default. */
+  requestTimeout?: Readonly<RequestTimeoutPolicy> | undefined;
 }
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -49,12 +54,44 @@ const provenEndpoints = new Map<string, Promise<void>>();
 export class S3Store implements ObjectStore {
   readonly root: string;
   readonly capabilities: StoreCapabilities = { ifMatch: true };
+  /** The request deadlines this store applies, or undefined when it applies none. */
+  readonly requestTimeout: Readonly<RequestTimeoutPolicy> | undefined;
   readonly #config: S3StoreConfig;
   #sdk: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
 
   constructor(config: S3StoreConfig) {
     this.#config = config;
     this.root = `s3://${config.bucket}${config.prefix ? `/${config.prefix}` : ""}`;
+    const timed = config.requestTimeout ? this.#withRequestDeadlines(config.requestTimeout) : undefined;
+    this.requestTimeout = timed?.policy;
+  }
+
+  /**
+   * Routes the public methods through a `TimeoutStore` over this store's own (untimed) methods; calls the
+   * store makes to itself (the HEAD behind an empty range, the conditional-put probe) get deadlines too.
+   */
+  #withRequestDeadlines(policy: Readonly<RequestTimeoutPolicy>): TimeoutStore {
+    const untimed = S3Store.prototype;
+    const timed = new TimeoutStore(
+      {
+        root: this.root,
+        capabilities: this.capabilities,
+        get: (key, options) => untimed.get.call(this, key, options),
+        head: (key, options) => untimed.head.call(this, key, options),
+        put: (key, data, options) => untimed.put.call(this, key, data, options),
+        putMultipart: (key, chunks, options) => untimed.putMultipart.call(this, key, chunks, options),
+        list: (prefix, options) => untimed.list.call(this, prefix, options),
+        delete: (key, options) => untimed.delete.call(this, key, options),
+      },
+      policy,
+    );
+    this.get = (key, options) => timed.get(key, options);
+    this.head = (key, options) => timed.head(key, options);
+    this.put = (key, data, options) => timed.put(key, data, options);
+    this.putMultipart = (key, chunks, options) => timed.putMultipart(key, chunks, options);
+    this.list = (prefix, options) => timed.list(prefix, options);
+    this.delete = (key, options) => timed.delete(key, options);
+    return timed;
   }
 
   #fullKey(key: string): string {

@@ -2,6 +2,8 @@
  * Table locations and storage options: parses plain paths, `file://`, `memory://` and `s3://` URIs, checks
  * storage options (case-insensitive, delta-rs names accepted, unknown keys rejected; explicit options win
  * over environment variables) and opens the matching store. Values of options never appear in messages.
+ * Only `s3://` stores get per-request deadlines by default (the seed: "Only S3 tables get the request
+ * defaults"); `OpenStoreOptions.requestTimeout` turns them on for any store, changes them, or turns them off.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +12,13 @@ import { validateKey } from "./keys.js";
 import { LocalFileStore } from "./local.js";
 import { namedMemoryStore } from "./memory.js";
 import { PrefixedStore } from "./prefixed.js";
+import {
+  parseDurationMs,
+  type RequestTimeoutPolicy,
+  requestTimeoutPolicyFromEnv,
+  TimeoutStore,
+  validateRequestTimeoutPolicy,
+} from "./request-timeout.js";
 import { S3Store, type S3StoreConfig } from "./s3.js";
 import type { ObjectStore } from "./types.js";
 
@@ -30,6 +39,8 @@ const OPTION_ALIASES: Record<string, readonly string[]> = {
   AWS_ALLOW_HTTP: ["ALLOW_HTTP"],
   AWS_S3_FORCE_PATH_STYLE: [],
   DELTALITE_SKIP_CONDITIONAL_PUT_PROBE: [],
+  /** delta-rs / object_store client `timeout` (a duration like "30s"): the base request deadline. */
+  TIMEOUT: [],
 };
 
 const CANONICAL = new Map<string, string>();
@@ -95,24 +106,51 @@ export function normalizeStorageOptions(options: StorageOptions = {}): Record<st
 
 export interface OpenStoreOptions {
   storageOptions?: StorageOptions | undefined;
-  /** Environment to read AWS_* fallbacks from (default `process.env`). */
+  /** Environment to read AWS_* and DELTALITE_* fallbacks from (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * Per-request deadlines. Unset: on for `s3://`, off for `file://` and `memory://`. `true` or a (partial)
+   * policy: on for any store, the given fields winning over the `timeout` storage option (base only), then
+   * `DELTALITE_REQUEST_TIMEOUT_MS` / `DELTALITE_MIN_THROUGHPUT_BYTES_PER_SEC`, then 30 s and 1 MiB/s.
+   * `false`: off.
+   */
+  requestTimeout?: Partial<RequestTimeoutPolicy> | boolean | undefined;
 }
 
 /** Opens the store for a table location; the S3 SDK is imported only when an `s3://` store is used. */
 export function openStore(uri: string, options: OpenStoreOptions = {}): ObjectStore {
   const location = parseLocation(uri);
   const storage = normalizeStorageOptions(options.storageOptions);
+  const env = options.env ?? process.env;
+  const wanted = options.requestTimeout ?? location.scheme === "s3";
+  const policy = wanted === false ? undefined : requestTimeoutPolicy(wanted, storage, env);
+  const timed = (store: ObjectStore) => (policy ? new TimeoutStore(store, policy) : store);
   switch (location.scheme) {
     case "file":
-      return new LocalFileStore(location.path);
+      return timed(new LocalFileStore(location.path));
     case "memory": {
       const store = namedMemoryStore(location.name);
-      return location.prefix ? new PrefixedStore(store, location.prefix) : store;
+      return timed(location.prefix ? new PrefixedStore(store, location.prefix) : store);
     }
     case "s3":
-      return new S3Store(s3Config(location, storage, options.env ?? process.env));
+      return new S3Store({ ...s3Config(location, storage, env), requestTimeout: policy });
   }
+}
+
+/** The request deadlines for `openStore`: explicit fields, then the `timeout` option, then the environment. */
+function requestTimeoutPolicy(
+  wanted: Partial<RequestTimeoutPolicy> | true,
+  storage: Record<string, string>,
+  env: Readonly<Record<string, string | undefined>>,
+): RequestTimeoutPolicy {
+  const explicit = wanted === true ? {} : wanted;
+  const fromEnv = requestTimeoutPolicyFromEnv(env);
+  const fromOption =
+    storage.TIMEOUT === undefined ? undefined : parseDurationMs("storage option TIMEOUT", storage.TIMEOUT);
+  return validateRequestTimeoutPolicy({
+    baseMs: explicit.baseMs ?? fromOption ?? fromEnv.baseMs,
+    minThroughputBytesPerSec: explicit.minThroughputBytesPerSec ?? fromEnv.minThroughputBytesPerSec,
+  });
 }
 
 function s3Config(
