@@ -17,7 +17,7 @@
 // (Node: process.resourceUsage().maxRSS; Python: ru_maxrss): runtime, batch read and the call together.
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runJsonChild } from "../../parquet-stream/bench/lib/child-json.mjs";
@@ -160,13 +160,21 @@ async function runContender(contender, pristine, batchFile, workDir, knobs, meta
     contender === CONTENDERS[0]
       ? [process.execPath, [oursScript, tableDir, batchFile, JSON.stringify(options)]]
       : [python, [pythonScript, "merge", tableDir, batchFile]];
+  const load1 = loadavg()[0];
   const started = performance.now();
   const result = await runJsonChild(command, args);
   const processMs = performance.now() - started;
   if (result.version !== meta.version + 1) {
     throw new Error(`${contender} committed version ${result.version}, expected ${meta.version + 1}`);
   }
-  return { contender, tableDir, processMs, ...result, ...(await commitFootprint(tableDir, result.version)) };
+  return {
+    contender,
+    tableDir,
+    processMs,
+    load1,
+    ...result,
+    ...(await commitFootprint(tableDir, result.version)),
+  };
 }
 
 function median(xs) {
@@ -239,12 +247,12 @@ function printTable(summary, repeat) {
     }
   }
   if (repeat > 1) {
-    console.log("\nper-run peak RSS MB / call s:");
+    console.log("\nper-run peak RSS MB / call s (1-min load average when the child started):");
     for (const s of summary) {
       for (const [i, name] of CONTENDERS.entries()) {
         const runs = s.runs.map((r) => r[i]);
         console.log(
-          `  ${s.label} ${name}: ${runs.map((r) => `${r.peakRssMB.toFixed(0)} / ${(r.callMs / 1000).toFixed(2)}`).join(", ")}`,
+          `  ${s.label} ${name}: ${runs.map((r) => `${r.peakRssMB.toFixed(0)} / ${(r.callMs / 1000).toFixed(2)} (${r.load1.toFixed(1)})`).join(", ")}`,
         );
       }
     }
