@@ -7,6 +7,7 @@
  * files this call wrote are deleted (best effort; no log entry ever referenced them).
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import {
   type Action,
   type CommitResult,
@@ -251,6 +252,8 @@ export async function upsert(
           timeoutMs,
         );
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  // Every permit wait and request of the call listens to this one signal.
+  setMaxListeners(0, signal);
   try {
     return await upsertWithin(snapshot, data, options, signal);
   } catch (error) {
@@ -548,6 +551,7 @@ async function planAndCommit(
   // Partitions run side by side; one failing stops the others (this attempt's own abort).
   const stop = new AbortController();
   const signal = AbortSignal.any([callSignal, stop.signal]);
+  setMaxListeners(0, signal);
   const cache = options.probeCache ?? globalProbeCache();
   const ctx: AttemptContext = {
     snapshot,

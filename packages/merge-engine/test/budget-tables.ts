@@ -1,0 +1,169 @@
+/**
+ * Test tables for the budget, timeout and probe-cache suites: a table delta-rs writes (partitioned by `day`,
+ * several files per partition, random UUID-shaped string keys so Add stats prune nothing, a ~200-byte
+ * payload per row), copies of it, a source batch that updates keys spread over every file and inserts new
+ * ones, and a live-byte meter that sees fetched bytes arrive at the store and leave through the upsert's
+ * budget observer.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type {
+  GetOptions,
+  ListOptions,
+  MultipartPutOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  SignalOptions,
+} from "@deltalite/object-store";
+import type { Oracle } from "@deltalite/tools/oracle";
+import { Field, Schema, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import type { BudgetObserver } from "../src/index.js";
+
+export const schema = new Schema([
+  new Field("id", new Utf8(), true),
+  new Field("day", new Utf8(), true),
+  new Field("payload", new Utf8(), true),
+]);
+
+/** A deterministic UUID-shaped key. */
+export function keyOf(n: number): string {
+  let h = (n + 1) * 2654435761;
+  const hex: string[] = [];
+  for (let i = 0; i < 32; i++) {
+    h = (h ^ (h >>> 13)) * 1274126177;
+    hex.push(((h >>> 7) & 15).toString(16));
+  }
+  const s = hex.join("");
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+}
+
+export const dayOf = (n: number, days: number) => `2026-11-${String(1 + (n % days)).padStart(2, "0")}`;
+
+function payloadOf(n: number, version: number): string {
+  return Array.from({ length: 25 }, (_, k) =>
+    ((n * 7919 + k * 104729 + version * 31) % 1e8).toString(16).padStart(8, "0"),
+  ).join("");
+}
+
+export function rowsTable(ns: readonly number[], days: number, version: number): Table {
+  return new Table(schema, {
+    id: vectorFromArray(ns.map(keyOf), new Utf8()),
+    day: vectorFromArray(
+      ns.map((n) => dayOf(n, days)),
+      new Utf8(),
+    ),
+    payload: vectorFromArray(
+      ns.map((n) => payloadOf(n, version)),
+      new Utf8(),
+    ),
+  } as never);
+}
+
+export interface BudgetTable {
+  rows: number;
+  days: number;
+  files: number;
+}
+
+/** Writes the table (delta-rs, `appends` appends → one file per append and day) to every uri. */
+export async function createTables(
+  oracle: Oracle,
+  dir: string,
+  uris: readonly string[],
+  options: { rows: number; days: number; appends: number },
+): Promise<BudgetTable> {
+  const data = join(dir, `data-${options.rows}-${options.days}-${options.appends}.arrow`);
+  const ns = [...Array(options.rows).keys()];
+  await writeFile(data, tableToIPC(rowsTable(ns, options.days, 0), "file"));
+  const created = await oracle.call<{ numFiles: number }>("merge_create", {
+    uris,
+    data,
+    appends: options.appends,
+    partition_by: ["day"],
+  });
+  return { rows: options.rows, days: options.days, files: created.numFiles };
+}
+
+/** Updates every `stride`-th existing row (spread over all files and days) and inserts `inserts` new keys. */
+export function sourceBatch(table: BudgetTable, stride: number, inserts: number, version = 1): Table {
+  const updates = [...Array(Math.floor(table.rows / stride)).keys()].map((i) => i * stride);
+  const fresh = [...Array(inserts).keys()].map((i) => table.rows + i);
+  return rowsTable([...updates, ...fresh], table.days, version);
+}
+
+/**
+ * Live bytes as the store and the upsert see them: fetched data-file bytes count from the moment a GET
+ * returns them until the upsert reports their admission released; decoded batches from the moment the
+ * upsert holds them until it drops them. Peaks are kept.
+ */
+export class LiveBytes implements BudgetObserver {
+  fetched = 0;
+  peakFetched = 0;
+  arrivedTotal = 0;
+  admittedTotal = 0;
+  largestFetchAdmission = 0;
+  decoded = 0;
+  peakDecoded = 0;
+  largestBatch = 0;
+
+  arrived(bytes: number): void {
+    this.arrivedTotal += bytes;
+    this.fetched += bytes;
+    this.peakFetched = Math.max(this.peakFetched, this.fetched);
+  }
+  fetchAdmitted(bytes: number): void {
+    this.admittedTotal += bytes;
+    this.largestFetchAdmission = Math.max(this.largestFetchAdmission, bytes);
+  }
+  fetchReleased(bytes: number): void {
+    this.fetched -= bytes;
+  }
+  batchHeld(bytes: number): void {
+    this.decoded += bytes;
+    this.largestBatch = Math.max(this.largestBatch, bytes);
+    this.peakDecoded = Math.max(this.peakDecoded, this.decoded);
+  }
+  batchDropped(bytes: number): void {
+    this.decoded -= bytes;
+  }
+}
+
+/** Passes every call through and tells `meter` the bytes each data-file GET returned. */
+export class MeteredStore implements ObjectStore {
+  readonly root: string;
+  constructor(
+    private readonly inner: ObjectStore,
+    private readonly meter: LiveBytes,
+  ) {
+    this.root = inner.root;
+  }
+  get capabilities() {
+    return this.inner.capabilities;
+  }
+  async get(key: string, options?: GetOptions): Promise<Uint8Array> {
+    const bytes = await this.inner.get(key, options);
+    if (key.endsWith(".parquet") && !key.startsWith("_delta_log/")) this.meter.arrived(bytes.byteLength);
+    return bytes;
+  }
+  head(key: string, options?: SignalOptions): Promise<ObjectMeta> {
+    return this.inner.head(key, options);
+  }
+  put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    return this.inner.put(key, data, options);
+  }
+  putMultipart(
+    key: string,
+    data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options?: MultipartPutOptions,
+  ): Promise<PutResult> {
+    return this.inner.putMultipart(key, data, options);
+  }
+  list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta> {
+    return this.inner.list(prefix, options);
+  }
+  delete(key: string, options?: SignalOptions): Promise<void> {
+    return this.inner.delete(key, options);
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The upsert's memory follows its budgets: live fetched bytes (counted as GETs return them at the store,
+ * until the upsert gives back their admission) stay within maxFetchBytes and live decoded batches within
+ * maxBufferedBytes, plus one oversized unit — for one upsert on its per-call budgets and for four
+ * concurrent upserts sharing small process-wide budgets. Each check is shown able to fail: the same
+ * upsert without a binding budget goes past the small one. Tiny budgets (1 KiB, one file, one partition)
+ * still finish, every permit comes back, and the content equals the unbudgeted run's as delta-rs reads it.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Snapshot } from "@deltalite/delta-log";
+import { LocalFileStore } from "@deltalite/object-store";
+import { ProbeCache } from "@deltalite/probe-cache";
+import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createProcessBudgets,
+  limitsSnapshot,
+  type ProcessBudgets,
+  type UpsertOptions,
+  upsert,
+} from "../src/index.js";
+import { type BudgetTable, createTables, LiveBytes, MeteredStore, sourceBatch } from "./budget-tables.js";
+
+const KIB = 1024;
+/** Updates every 41st row: coprime with the 4 days, so every file of every day holds updated keys. */
+const STRIDE = 41;
+const MIB = 1024 * KIB;
+
+/** Process budgets from seed-named variables (not the process's own). */
+function processBudgets(partitions: number, files: number, bufferedBytes: number, fetchBytes: number) {
+  return createProcessBudgets({
+    DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS: String(partitions),
+    DELTALITE_PROCESS_MAX_PARALLEL_FILES: String(files),
+    DELTALITE_PROCESS_MAX_BUFFERED_BYTES: String(bufferedBytes),
+    DELTALITE_PROCESS_MAX_FETCH_BYTES: String(fetchBytes),
+  });
+}
+
+const roomy = () => processBudgets(64, 256, 4096 * MIB, 4096 * MIB);
+
+function expectAllReturned(budgets: ProcessBudgets): void {
+  for (const budget of Object.values(limitsSnapshot(budgets))) {
+    expect(budget.waiters).toBe(0);
+    expect(budget.available).toBe(budget.total);
+  }
+}
+
+/** Eager knobs: many partitions, probes and row groups in flight unless a budget says otherwise. */
+const eager: Partial<UpsertOptions> = {
+  maxParallelPartitions: 4,
+  maxParallelFiles: 16,
+  probeConcurrency: 8,
+  readAheadRowGroups: 3,
+  readBatchSize: 256,
+};
+
+describe("the upsert's budgets", () => {
+  let oracle: Oracle;
+  let dir: string;
+  let table: BudgetTable;
+  let UPDATED = 0;
+  const uri = (name: string) => join(dir, name);
+  const names = [
+    "single",
+    "single-free",
+    "c0",
+    "c1",
+    "c2",
+    "c3",
+    "f0",
+    "f1",
+    "f2",
+    "f3",
+    "t0",
+    "t1",
+    "t2",
+    "t3",
+  ];
+
+  beforeAll(async () => {
+    oracle = await connectOracle();
+    dir = await mkdtemp(join(tmpdir(), "deltalite-upsert-budgets-"));
+    // 4 days × 6 appends = 24 files of ~250 rows (~70 KB each).
+    table = await createTables(oracle, dir, names.map(uri), { rows: 6000, days: 4, appends: 6 });
+    UPDATED = Math.floor(table.rows / STRIDE);
+    expect(table.files).toBe(24);
+  }, 120_000);
+  afterAll(async () => {
+    oracle?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function run(name: string, meter: LiveBytes, options: Partial<UpsertOptions>) {
+    const store = new MeteredStore(new LocalFileStore(uri(name)), meter);
+    return upsert(await Snapshot.open(store), sourceBatch(table, STRIDE, 50), {
+      primaryKeys: ["id"],
+      partitionKey: "day",
+      budgetObserver: meter,
+      probeCache: new ProbeCache(0),
+      ...options,
+    });
+  }
+
+  const read = async (name: string) =>
+    (await oracle.call<{ rows: unknown[] }>("merge_read", { uri: uri(name) })).rows;
+
+  it("one upsert: live fetched and decoded bytes stay within its own budgets (+ one unit)", async () => {
+    const free = new LiveBytes();
+    const freeBudgets = roomy();
+    const unbounded = await run("single-free", free, {
+      ...eager,
+      maxFetchBytes: 1024 * MIB,
+      maxBufferedBytes: 1024 * MIB,
+      processBudgets: freeBudgets,
+    });
+
+    const limits = { maxFetchBytes: 96 * KIB, maxBufferedBytes: 96 * KIB };
+    const meter = new LiveBytes();
+    const budgets = roomy();
+    const stats = await run("single", meter, { ...eager, ...limits, processBudgets: budgets });
+
+    // Able to fail: left alone, the same upsert holds more than the budgets allow.
+    expect(free.peakFetched).toBeGreaterThan(limits.maxFetchBytes);
+    expect(free.peakDecoded).toBeGreaterThan(limits.maxBufferedBytes);
+    // Every data-file byte the store returned was admitted first, and the live bytes stayed in budget.
+    expect(meter.arrivedTotal).toBeGreaterThan(0);
+    expect(meter.arrivedTotal).toBe(meter.admittedTotal);
+    expect(meter.fetched).toBe(0);
+    expect(meter.decoded).toBe(0);
+    expect(meter.peakFetched).toBeLessThanOrEqual(limits.maxFetchBytes + meter.largestFetchAdmission);
+    expect(meter.peakDecoded).toBeLessThanOrEqual(limits.maxBufferedBytes + meter.largestBatch);
+    expect(meter.largestBatch).toBeLessThan(limits.maxBufferedBytes);
+
+    expect(stats.filesRemoved).toBe(unbounded.filesRemoved);
+    expect(stats.filesRemoved).toBe(table.files);
+    expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50 });
+    expect(await read("single")).toEqual(await read("single-free"));
+    expectAllReturned(budgets);
+    expectAllReturned(freeBudgets);
+  }, 120_000);
+
+  it("four concurrent upserts: the sum of their live bytes stays within the shared process budgets", async () => {
+    const shared = { fetch: 128 * KIB, buffer: 128 * KIB };
+    const freeMeter = new LiveBytes();
+    const freeBudgets = roomy();
+    await Promise.all(
+      ["f0", "f1", "f2", "f3"].map((name) => run(name, freeMeter, { ...eager, processBudgets: freeBudgets })),
+    );
+    expect(freeMeter.peakFetched).toBeGreaterThan(shared.fetch);
+    expect(freeMeter.peakDecoded).toBeGreaterThan(shared.buffer);
+
+    const meter = new LiveBytes();
+    const budgets = processBudgets(3, 5, shared.buffer, shared.fetch);
+    const results = await Promise.all(
+      ["c0", "c1", "c2", "c3"].map((name) => run(name, meter, { ...eager, processBudgets: budgets })),
+    );
+    expect(meter.arrivedTotal).toBe(meter.admittedTotal);
+    expect(meter.peakFetched).toBeLessThanOrEqual(shared.fetch + meter.largestFetchAdmission);
+    expect(meter.peakDecoded).toBeLessThanOrEqual(shared.buffer + meter.largestBatch);
+    for (const stats of results) expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50 });
+    const expected = await read("f0");
+    for (const name of ["c0", "c1", "c2", "c3", "f1", "f2", "f3"]) expect(await read(name)).toEqual(expected);
+    expectAllReturned(budgets);
+  }, 180_000);
+
+  it("tiny budgets (1 KiB, one partition, one file, for the call and the process) never deadlock", async () => {
+    const budgets = processBudgets(1, 1, 1, 1);
+    const tiny: Partial<UpsertOptions> = {
+      ...eager,
+      maxParallelPartitions: 1,
+      maxParallelFiles: 1,
+      maxFetchBytes: 1,
+      maxBufferedBytes: 1,
+      processBudgets: budgets,
+    };
+    const meter = new LiveBytes();
+    const results = await Promise.all(["t0", "t1", "t2", "t3"].map((name) => run(name, meter, tiny)));
+    for (const stats of results) expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50 });
+    // One unit at a time: a request larger than the whole budget runs alone.
+    expect(meter.peakFetched).toBeLessThanOrEqual(KIB + meter.largestFetchAdmission);
+    const expected = await read("single-free");
+    for (const name of ["t0", "t1", "t2", "t3"]) expect(await read(name)).toEqual(expected);
+    expectAllReturned(budgets);
+  }, 180_000);
+});
