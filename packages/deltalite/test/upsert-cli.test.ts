@@ -78,6 +78,15 @@ describe("upsert through DeltaLiteTable and the CLI equals delta-rs MERGE", () =
         "source=test-sync",
         "--commit-metadata",
         "batch=7",
+        // Tiny budgets and a deadline: the same rows, only slower.
+        "--max-fetch-bytes",
+        "1024",
+        "--max-buffered-bytes",
+        "1024",
+        "--max-parallel-files",
+        "1",
+        "--timeout-ms",
+        "60000",
         "--json",
       ],
       { encoding: "utf8" },
@@ -92,6 +101,22 @@ describe("upsert through DeltaLiteTable and the CLI equals delta-rs MERGE", () =
     expect(a.rows).toEqual(b.rows);
     expect(a.version).toBe(stats.version);
     expect(a.commitInfo).toMatchObject({ operation: "MERGE", source: "test-sync", batch: "7" });
+  });
+
+  it("CLI: a malformed knob is a usage error (exit 2) naming the flag", () => {
+    const args = [
+      "upsert",
+      "/x",
+      "--input",
+      "/nope.parquet",
+      "--primary-keys",
+      "id",
+      "--max-fetch-bytes",
+      "lots",
+    ];
+    const out = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain("--max-fetch-bytes");
   });
 
   it("API: DeltaLiteTable.upsert moves the handle to the new version; errors are typed and change nothing", async () => {

@@ -3,6 +3,33 @@ import { DeltaLiteTable } from "../table.js";
 import { requireUri, UsageError, type Verb } from "./framework.js";
 import { openInput } from "./input.js";
 
+/** Integer knobs: flag → UpsertOptions name. */
+const KNOBS = {
+  "max-parallel-partitions": "maxParallelPartitions",
+  "max-parallel-files": "maxParallelFiles",
+  "max-buffered-bytes": "maxBufferedBytes",
+  "max-fetch-bytes": "maxFetchBytes",
+  "probe-concurrency": "probeConcurrency",
+  "read-batch-size": "readBatchSize",
+  "read-ahead-row-groups": "readAheadRowGroups",
+  "target-file-size": "targetFileSize",
+  "timeout-ms": "timeoutMs",
+} as const;
+
+function knobs(values: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [flag, option] of Object.entries(KNOBS)) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (typeof raw !== "string" || !/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
+      throw new UsageError(`--${flag} needs a non-negative integer`);
+    }
+    out[option] = value;
+  }
+  return out;
+}
+
 const list = (value: unknown) =>
   typeof value === "string"
     ? value
@@ -15,13 +42,14 @@ export const upsertVerb: Verb = {
   name: "upsert",
   summary: "replace rows whose primary key exists, insert the rest, in one atomic commit",
   usage:
-    "deltalite upsert <uri> --input <file.parquet|file.arrow|-> --primary-keys a[,b] [--partition-key col] [--commit-metadata k=v]... [--prune-strategy probe|stats|none] [--json]",
+    "deltalite upsert <uri> --input <file.parquet|file.arrow|-> --primary-keys a[,b] [--partition-key col] [--commit-metadata k=v]... [--prune-strategy probe|stats|none] [--max-parallel-partitions n] [--max-parallel-files n] [--max-buffered-bytes n] [--max-fetch-bytes n] [--probe-concurrency n] [--read-batch-size n] [--read-ahead-row-groups n] [--target-file-size n] [--timeout-ms n] [--json]",
   options: {
     input: { type: "string" },
     "primary-keys": { type: "string" },
     "partition-key": { type: "string" },
     "commit-metadata": { type: "string", multiple: true },
     "prune-strategy": { type: "string", default: "probe" },
+    ...Object.fromEntries(Object.keys(KNOBS).map((flag) => [flag, { type: "string" as const }])),
   },
   async run(ctx) {
     const uri = requireUri(ctx);
@@ -39,6 +67,7 @@ export const upsertVerb: Verb = {
       commitMetadata[entry.slice(0, eq)] = entry.slice(eq + 1);
     }
     const partitionKey = ctx.values["partition-key"];
+    const tuning = knobs(ctx.values);
     const data = await openInput(ctx.values.input as string | undefined);
     const table = await DeltaLiteTable.open(uri, { storageOptions: ctx.storageOptions });
     ctx.progress(`upserting into ${uri} at version ${table.version}…`);
@@ -47,6 +76,7 @@ export const upsertVerb: Verb = {
       partitionKey: typeof partitionKey === "string" ? partitionKey : undefined,
       commitMetadata,
       pruneStrategy,
+      ...tuning,
     });
     const { maintenanceError, ...rest } = stats;
     return maintenanceError === undefined ? rest : { ...rest, maintenanceError: String(maintenanceError) };
