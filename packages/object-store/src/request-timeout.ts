@@ -339,6 +339,8 @@ export class TimeoutStore implements ObjectStore {
             clock.arm(stretchMs);
             yield chunk;
             clock.disarm();
+            // A store that ignores its signal gets no more of the caller's chunks once the upload failed.
+            if (signal.aborted) throw signal.reason;
           }
           clock.arm(stretchMs);
         }

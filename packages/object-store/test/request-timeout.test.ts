@@ -251,6 +251,46 @@ describe("TimeoutStore over a call that never answers", () => {
   });
 });
 
+describe("TimeoutStore over a multipart upload whose store ignores its signal", () => {
+  it("stops feeding it the caller's chunks once the deadline passed, and closes the source", async () => {
+    const inner = new InMemoryStore();
+    let pulled = 0;
+    let sourceClosed = false;
+    const deaf: ObjectStore = {
+      root: inner.root,
+      capabilities: inner.capabilities,
+      get: (k, o) => inner.get(k, o),
+      head: (k, o) => inner.head(k, o),
+      put: (k, d, o) => inner.put(k, d, o),
+      // Takes 300 ms per chunk and never looks at its signal.
+      putMultipart: async (_key, chunks) => {
+        for await (const _ of chunks) await new Promise((r) => setTimeout(r, 300));
+        return { etag: undefined };
+      },
+      list: (p, o) => inner.list(p, o),
+      delete: (k, o) => inner.delete(k, o),
+    };
+    async function* source() {
+      try {
+        for (let i = 0; i < 5; i++) {
+          pulled += 1;
+          yield bytes(10);
+        }
+      } finally {
+        sourceClosed = true;
+      }
+    }
+    const store = withRequestTimeouts(deaf, { baseMs: 50, minThroughputBytesPerSec: MiB });
+    const t0 = performance.now();
+    const error = await failure(store.putMultipart("k", source(), { partSizeBytes: 1024 }));
+    expect(error.kind).toBe("timeout");
+    expect(performance.now() - t0).toBeLessThan(300);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(pulled).toBe(1);
+    expect(sourceClosed).toBe(true);
+  });
+});
+
 describe("TimeoutStore timers", () => {
   it("clears its timer when a call settles: no Timeout handle outlives the calls", async () => {
     const store = withRequestTimeouts(new InMemoryStore(), { ...fast, baseMs: 60_000 });
@@ -264,15 +304,20 @@ describe("TimeoutStore timers", () => {
     expect(activeTimers()).toBeLessThanOrEqual(before);
   });
 
-  it("clears its timer after a timeout and after a caller abort too", async () => {
-    const { store } = await hangingStore("head");
+  it("clears its timer when a call fails, is aborted by its caller, or times out", async () => {
+    const { store: hanging } = await hangingStore("head");
+    const store = withRequestTimeouts(hanging, { ...fast, baseMs: 60_000 });
     const before = activeTimers();
-    expect((await failure(store.head("k"))).kind).toBe("timeout");
-    const controller = new AbortController();
-    const pending = store.head("k", { signal: controller.signal });
-    controller.abort();
-    expect((await failure(pending)).kind).toBe("aborted");
-    expect(activeTimers()).toBeLessThanOrEqual(before);
+    // Ten of each: a leaked 60 s timer per call would show as at least ten extra handles.
+    for (let i = 0; i < 10; i++) {
+      expect((await failure(store.get(`missing-${i}`))).kind).toBe("not_found");
+      const controller = new AbortController();
+      const pending = store.head("k", { signal: controller.signal });
+      controller.abort();
+      expect((await failure(pending)).kind).toBe("aborted");
+    }
+    expect((await failure(hanging.head("k"))).kind).toBe("timeout");
+    expect(activeTimers()).toBeLessThan(before + 10);
   });
 });
 
