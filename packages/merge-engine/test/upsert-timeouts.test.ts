@@ -1,7 +1,7 @@
 /**
  * A call that stops making progress never holds the others hostage. A data-file GET that never answers
  * (FaultyStore `hang`) while the upsert holds partition, file and fetch permits ends in a typed `timeout` —
- * through the whole-call deadline (`timeoutMs`) — and gives every permit back; upserts queued behind it on
+ * through the whole-call deadline (`timeoutMs`) or the store's per-request deadline — and gives every permit back; upserts queued behind it on
  * the shared process budgets then finish. A call waiting for permits longer than `permitWaitTimeoutMs`
  * gets a typed `timeout` too. In every case the stalled table is left exactly as it was.
  */
@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
-import { FaultyStore, LocalFileStore, type ObjectStore } from "@deltalite/object-store";
+import { FaultyStore, LocalFileStore, type ObjectStore, withRequestTimeouts } from "@deltalite/object-store";
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,7 +47,19 @@ describe("bounds on waiting", () => {
   let dir: string;
   let table: BudgetTable;
   const uri = (name: string) => join(dir, name);
-  const names = ["deadline", "stalled", "q0", "q1", "q2", "held", "waiter", "reference"];
+  const names = [
+    "deadline",
+    "stalled",
+    "q0",
+    "q1",
+    "q2",
+    "held",
+    "waiter",
+    "reference",
+    "request",
+    "r0",
+    "r1",
+  ];
 
   beforeAll(async () => {
     oracle = await connectOracle();
@@ -116,6 +128,23 @@ describe("bounds on waiting", () => {
       expect(stats.rowsInserted).toBe(10);
     }
     expect(await filesUnder(uri("stalled"))).toEqual(before);
+    expectAllReturned(budgets);
+  }, 60_000);
+
+  it("a stalled request hits its per-request deadline (typed, retryable) with no call deadline; the queued upserts finish", async () => {
+    const budgets = oneAtATime();
+    const before = await filesUnder(uri("request"));
+    const faulty = hangOnData(new LocalFileStore(uri("request")));
+    const store = withRequestTimeouts(faulty, { baseMs: 300, minThroughputBytesPerSec: 1024 * 1024 });
+    const stalled = upsert(await Snapshot.open(store), source(), options(budgets));
+    while (faulty.fired === 0) await new Promise((r) => setTimeout(r, 10));
+    const queued = ["r0", "r1"].map(async (name) =>
+      upsert(await Snapshot.open(new LocalFileStore(uri(name))), source(), options(budgets)),
+    );
+    const error = await stalled.catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "timeout", retryable: true });
+    for (const stats of await Promise.all(queued)) expect(stats.rowsInserted).toBe(10);
+    expect(await filesUnder(uri("request"))).toEqual(before);
     expectAllReturned(budgets);
   }, 60_000);
 
