@@ -38,6 +38,7 @@ describe("upsert environment defaults and initialOpenMs", () => {
       maxSourceBytes: 1024,
       rangeGetConcurrency: 2,
     });
+    expect(envKnobs({ DELTALITE_PERMIT_WAIT_TIMEOUT_MS: "250" })).toEqual({ permitWaitTimeoutMs: 250 });
     expect(() => envKnobs({ DELTALITE_MULTIPART_PART_SIZE_BYTES: "lots" })).toThrow(
       /DELTALITE_MULTIPART_PART_SIZE_BYTES/,
     );
