@@ -62,22 +62,9 @@ describe("the upsert's budgets", () => {
   let table: BudgetTable;
   let UPDATED = 0;
   const uri = (name: string) => join(dir, name);
-  const names = [
-    "single",
-    "single-free",
-    "c0",
-    "c1",
-    "c2",
-    "c3",
-    "f0",
-    "f1",
-    "f2",
-    "f3",
-    "t0",
-    "t1",
-    "t2",
-    "t3",
-  ];
+  const names = ["single", "single-free", "c0", "c1", "c2", "c3", "f0", "f1", "f2", "f3"].concat(
+    ["t0", "t1", "t2", "t3"].flatMap((t) => [`${t}-1`, `${t}-8`]),
+  );
 
   beforeAll(async () => {
     oracle = await connectOracle();
@@ -152,7 +139,8 @@ describe("the upsert's budgets", () => {
     expect(freeMeter.peakDecoded).toBeGreaterThan(shared.buffer);
 
     const meter = new LiveBytes();
-    const budgets = processBudgets(3, 5, shared.buffer, shared.fetch);
+    // Only the byte budgets are small: partitions and files leave plenty of concurrency.
+    const budgets = processBudgets(64, 256, shared.buffer, shared.fetch);
     const results = await Promise.all(
       ["c0", "c1", "c2", "c3"].map((name) => run(name, meter, { ...eager, processBudgets: budgets })),
     );
@@ -165,23 +153,31 @@ describe("the upsert's budgets", () => {
     expectAllReturned(budgets);
   }, 180_000);
 
-  it("tiny budgets (1 KiB, one partition, one file, for the call and the process) never deadlock", async () => {
-    const budgets = processBudgets(1, 1, 1, 1);
-    const tiny: Partial<UpsertOptions> = {
-      ...eager,
-      maxParallelPartitions: 1,
-      maxParallelFiles: 1,
-      maxFetchBytes: 1,
-      maxBufferedBytes: 1,
-      processBudgets: budgets,
-    };
-    const meter = new LiveBytes();
-    const results = await Promise.all(["t0", "t1", "t2", "t3"].map((name) => run(name, meter, tiny)));
-    for (const stats of results) expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50 });
-    // One unit at a time: a request larger than the whole budget runs alone.
-    expect(meter.peakFetched).toBeLessThanOrEqual(KIB + meter.largestFetchAdmission);
-    const expected = await read("single-free");
-    for (const name of ["t0", "t1", "t2", "t3"]) expect(await read(name)).toEqual(expected);
-    expectAllReturned(budgets);
-  }, 180_000);
+  it.each([
+    ["one partition and one file", 1, 1],
+    ["many partitions and files", 8, 64],
+  ])(
+    "tiny byte budgets (1 KiB for the call and the process) with %s never deadlock",
+    async (_, partitions, files) => {
+      const budgets = processBudgets(partitions, files, 1, 1);
+      const tiny: Partial<UpsertOptions> = {
+        ...eager,
+        maxParallelPartitions: Math.min(partitions, 4),
+        maxParallelFiles: Math.min(files, 16),
+        maxFetchBytes: 1,
+        maxBufferedBytes: 1,
+        processBudgets: budgets,
+      };
+      const meter = new LiveBytes();
+      const names = ["t0", "t1", "t2", "t3"].map((t) => `${t}-${partitions}`);
+      const results = await Promise.all(names.map((name) => run(name, meter, tiny)));
+      for (const stats of results) expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50 });
+      // One unit at a time: a request larger than the whole budget runs alone.
+      expect(meter.peakFetched).toBeLessThanOrEqual(KIB + meter.largestFetchAdmission);
+      const expected = await read("single-free");
+      for (const name of names) expect(await read(name)).toEqual(expected);
+      expectAllReturned(budgets);
+    },
+    60_000,
+  );
 });
