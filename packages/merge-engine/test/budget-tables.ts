@@ -2,8 +2,8 @@
  * Test tables for the budget, timeout and probe-cache suites: a table delta-rs writes (partitioned by `day`,
  * several files per partition, random UUID-shaped string keys so Add stats prune nothing, a ~200-byte
  * payload per row), copies of it, a source batch that updates keys spread over every file and inserts new
- * ones, and a live-byte meter that sees fetched bytes arrive at the store and leave through the upsert's
- * budget observer.
+ * ones, a live-byte meter that sees fetched bytes arrive at the store and leave through the upsert's
+ * budget observer, and small process budgets with a check that every permit came back.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,7 +19,13 @@ import type {
 } from "@deltalite/object-store";
 import type { Oracle } from "@deltalite/tools/oracle";
 import { Field, Schema, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import type { BudgetObserver } from "../src/index.js";
+import { expect } from "vitest";
+import {
+  type BudgetObserver,
+  createProcessBudgets,
+  limitsSnapshot,
+  type ProcessBudgets,
+} from "../src/index.js";
 
 export const schema = new Schema([
   new Field("id", new Utf8(), true),
@@ -165,5 +171,27 @@ export class MeteredStore implements ObjectStore {
   }
   delete(key: string, options?: SignalOptions): Promise<void> {
     return this.inner.delete(key, options);
+  }
+}
+
+/** Process budgets from the seed-named variables (not this process's own environment). */
+export function processBudgets(
+  partitions: number,
+  files: number,
+  bufferedBytes: number,
+  fetchBytes: number,
+): ProcessBudgets {
+  return createProcessBudgets({
+    DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS: String(partitions),
+    DELTALITE_PROCESS_MAX_PARALLEL_FILES: String(files),
+    DELTALITE_PROCESS_MAX_BUFFERED_BYTES: String(bufferedBytes),
+    DELTALITE_PROCESS_MAX_FETCH_BYTES: String(fetchBytes),
+  });
+}
+
+/** Every permit of every budget is back and nobody waits. */
+export function expectAllReturned(budgets: ProcessBudgets): void {
+  for (const budget of Object.values(limitsSnapshot(budgets))) {
+    expect(budget).toEqual({ available: budget.total, total: budget.total, waiters: 0 });
   }
 }

@@ -8,37 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultKeyHasher, encodeKeys, type KeyHasher, SourceKeySet } from "../src/index.js";
 import { batchOf, column } from "./arrow-columns.js";
-
-const zeroHasher: KeyHasher = {
-  id: "zero",
-  words8: (_w, count, out) => out.fill(0, 0, 2 * count),
-  fixed: (_b, _w, count, out) => out.fill(0, 0, 2 * count),
-  ranges: (_b, _o, count, out) => out.fill(0, 0, 2 * count),
-};
-
-function truncated(bits: number): KeyHasher {
-  const cut = (count: number, out: Uint32Array) => {
-    for (let i = 0; i < count; i++) {
-      out[2 * i] = (out[2 * i] as number) & ((1 << bits) - 1);
-      out[2 * i + 1] = 0;
-    }
-  };
-  return {
-    id: `xxh64-low-${bits}`,
-    words8: (w, count, out) => {
-      defaultKeyHasher.words8(w, count, out);
-      cut(count, out);
-    },
-    fixed: (b, width, count, out) => {
-      defaultKeyHasher.fixed(b, width, count, out);
-      cut(count, out);
-    },
-    ranges: (b, o, count, out) => {
-      defaultKeyHasher.ranges(b, o, count, out);
-      cut(count, out);
-    },
-  };
-}
+import { truncated, zeroHasher } from "./colliding-hashers.js";
 
 const keyArb = fc.record({
   id: fc.option(fc.bigInt({ min: 0n, max: 30n }), { freq: 6 }),

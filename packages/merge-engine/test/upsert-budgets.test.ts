@@ -14,38 +14,23 @@ import { LocalFileStore } from "@deltalite/object-store";
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type UpsertOptions, upsert } from "../src/index.js";
 import {
-  createProcessBudgets,
-  limitsSnapshot,
-  type ProcessBudgets,
-  type UpsertOptions,
-  upsert,
-} from "../src/index.js";
-import { type BudgetTable, createTables, LiveBytes, MeteredStore, sourceBatch } from "./budget-tables.js";
+  type BudgetTable,
+  createTables,
+  expectAllReturned,
+  LiveBytes,
+  MeteredStore,
+  processBudgets,
+  sourceBatch,
+} from "./budget-tables.js";
 
 const KIB = 1024;
 /** Updates every 41st row: coprime with the 4 days, so every file of every day holds updated keys. */
 const STRIDE = 41;
 const MIB = 1024 * KIB;
 
-/** Process budgets from seed-named variables (not the process's own). */
-function processBudgets(partitions: number, files: number, bufferedBytes: number, fetchBytes: number) {
-  return createProcessBudgets({
-    DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS: String(partitions),
-    DELTALITE_PROCESS_MAX_PARALLEL_FILES: String(files),
-    DELTALITE_PROCESS_MAX_BUFFERED_BYTES: String(bufferedBytes),
-    DELTALITE_PROCESS_MAX_FETCH_BYTES: String(fetchBytes),
-  });
-}
-
 const roomy = () => processBudgets(64, 256, 4096 * MIB, 4096 * MIB);
-
-function expectAllReturned(budgets: ProcessBudgets): void {
-  for (const budget of Object.values(limitsSnapshot(budgets))) {
-    expect(budget.waiters).toBe(0);
-    expect(budget.available).toBe(budget.total);
-  }
-}
 
 /** Eager knobs: many partitions, probes and row groups in flight unless a budget says otherwise. */
 const eager: Partial<UpsertOptions> = {

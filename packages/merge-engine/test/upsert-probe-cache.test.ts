@@ -14,40 +14,9 @@ import { LocalFileStore } from "@deltalite/object-store";
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultKeyHasher, type KeyHasher, type UpsertOptions, upsert } from "../src/index.js";
+import { defaultKeyHasher, type UpsertOptions, upsert } from "../src/index.js";
 import { type BudgetTable, createTables, rowsTable } from "./budget-tables.js";
-
-const zeroHasher: KeyHasher = {
-  id: "zero",
-  words8: (_w, count, out) => out.fill(0, 0, 2 * count),
-  fixed: (_b, _w, count, out) => out.fill(0, 0, 2 * count),
-  ranges: (_b, _o, count, out) => out.fill(0, 0, 2 * count),
-};
-
-/** XXH64 cut to its low `bits` bits: many distinct keys share a hash. */
-function truncated(bits: number): KeyHasher {
-  const cut = (count: number, out: Uint32Array) => {
-    for (let i = 0; i < count; i++) {
-      out[2 * i] = (out[2 * i] as number) & ((1 << bits) - 1);
-      out[2 * i + 1] = 0;
-    }
-  };
-  return {
-    id: `xxh64-low-${bits}`,
-    words8: (w, count, out) => {
-      defaultKeyHasher.words8(w, count, out);
-      cut(count, out);
-    },
-    fixed: (b, w, count, out) => {
-      defaultKeyHasher.fixed(b, w, count, out);
-      cut(count, out);
-    },
-    ranges: (b, o, count, out) => {
-      defaultKeyHasher.ranges(b, o, count, out);
-      cut(count, out);
-    },
-  };
-}
+import { truncated, zeroHasher } from "./colliding-hashers.js";
 
 describe("the probe cache in the upsert", () => {
   let oracle: Oracle;

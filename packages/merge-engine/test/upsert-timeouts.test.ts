@@ -13,27 +13,17 @@ import { FaultyStore, LocalFileStore, type ObjectStore, withRequestTimeouts } fr
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limitsSnapshot, type ProcessBudgets, type UpsertOptions, upsert } from "../src/index.js";
 import {
-  createProcessBudgets,
-  limitsSnapshot,
-  type ProcessBudgets,
-  type UpsertOptions,
-  upsert,
-} from "../src/index.js";
-import { type BudgetTable, createTables, sourceBatch } from "./budget-tables.js";
+  type BudgetTable,
+  createTables,
+  expectAllReturned,
+  processBudgets,
+  sourceBatch,
+} from "./budget-tables.js";
 
-function oneAtATime(): ProcessBudgets {
-  return createProcessBudgets({
-    DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS: "1",
-    DELTALITE_PROCESS_MAX_PARALLEL_FILES: "1",
-  });
-}
-
-function expectAllReturned(budgets: ProcessBudgets): void {
-  for (const budget of Object.values(limitsSnapshot(budgets))) {
-    expect(budget).toEqual({ available: budget.total, total: budget.total, waiters: 0 });
-  }
-}
+/** One partition and one file at a time for the whole process: a stalled holder blocks everyone. */
+const oneAtATime = () => processBudgets(1, 1, 256 * 1024 * 1024, 256 * 1024 * 1024);
 
 async function filesUnder(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).sort();
@@ -121,7 +111,7 @@ describe("bounds on waiting", () => {
     const reference = await upsert(
       await Snapshot.open(new LocalFileStore(uri("reference"))),
       source(),
-      options(createProcessBudgets({})),
+      options(processBudgets(8, 16, 256 * 1024 * 1024, 256 * 1024 * 1024)),
     );
     for (const stats of results) {
       expect(stats.rowsUpdated).toBe(reference.rowsUpdated);
