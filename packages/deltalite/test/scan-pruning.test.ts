@@ -6,14 +6,14 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Snapshot } from "@deltalite/delta-log";
+import { mayBeTruncatedMax as mayBeTruncated, Snapshot } from "@deltalite/delta-log";
 import { isDeltaLiteError } from "@deltalite/errors";
 import { CountingStore, LocalFileStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batchToJsonRows } from "../src/json/index.js";
-import { mayBeTruncated, type ScanFilterCondition, scanTable } from "../src/scan/index.js";
+import { type ScanFilterCondition, scanTable } from "../src/scan/index.js";
 import { type ScanRows, scanRows, sortedRows } from "./scan-helpers.js";
 
 let oracle: Oracle;

@@ -1,5 +1,6 @@
 /**
- * Add-action statistics from a written file's Parquet footer, equal to delta-rs 1.6.6's for the same data.
+ * Add-action statistics from a written file's Parquet footer, equal to delta-rs 1.6.6's for the same data, and
+ * the rules for which of those bounds a reader may trust when skipping files.
  */
 export { type AddStats, type AddStatsOptions, addStats, type StatsMap, statsJson } from "./add-stats.js";
 export {
@@ -10,4 +11,13 @@ export {
   type StatsColumnRules,
   selectStatsLeaves,
 } from "./leaf-columns.js";
+export {
+  allNull,
+  type ColumnBounds,
+  columnBounds,
+  mayBeTruncatedMax,
+  STATS_PRUNABLE_TYPES,
+  type StatBound,
+  statBound,
+} from "./prune-bounds.js";
 export { formatDate, formatTimestamp, type StatKind, type StatsScalar, statKind } from "./stat-values.js";

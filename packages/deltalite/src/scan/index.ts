@@ -9,7 +9,7 @@ export {
   type ScanFilterOp,
   type ScanFilterValue,
 } from "./filter.js";
-export { mayBeTruncated, partitionsMatch, statsMatch, statsMayMatch } from "./prune.js";
+export { partitionsMatch, statsMatch, statsMayMatch } from "./prune.js";
 export {
   type ScanMetrics,
   type ScanOptions,

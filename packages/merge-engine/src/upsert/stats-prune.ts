@@ -1,18 +1,21 @@
 /**
  * Stats pruning for the upsert (SPEC §7 "Stats pruning"): a candidate file is ruled out when, for some key
- * column of integer (byte/short/integer/long), date or string type, no non-NULL-key source row of the
- * partition has a value inside the file's [min, max]. Bounds the log cannot hold exactly (longs beyond 2^53)
- * are ignored; a string max that may have been truncated by a writer (≥ 32 code points, Spark; ≥ 61 UTF-8
- * bytes, delta-rs) is unbounded above. Strings compare in code-point order (= UTF-8 byte order). Other key
- * types never prune. The rules follow deltalite's scan pruning (packages/deltalite/src/scan/prune.ts).
+ * column whose stats may be trusted (delta-log's `columnBounds`: integer, date and string types; no long
+ * beyond 2^53; no possibly truncated string max), no non-NULL-key source row of the partition has a value
+ * inside the file's [min, max], or every key value in the file is NULL. Strings compare in code-point order
+ * (= UTF-8 byte order).
  */
-import { type FileStats, parsePartitionValue } from "@deltalite/delta-log";
+import {
+  allNull,
+  columnBounds,
+  type FileStats,
+  STATS_PRUNABLE_TYPES,
+  type StatBound,
+} from "@deltalite/delta-log";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
 import type { SourcePartition } from "./source-batch.js";
 
-type Value = number | bigint | string;
-
-const utf8 = new TextEncoder();
+type Value = StatBound;
 
 /** Code-point order (UTF-16 code-unit order differs for characters beyond the BMP). */
 export function compareCodePoints(a: string, b: string): number {
@@ -24,12 +27,6 @@ export function compareCodePoints(a: string, b: string): number {
     if (x > 0xffff) i++;
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
-function mayBeTruncated(max: string): boolean {
-  let codePoints = 0;
-  for (const _ of max) codePoints++;
-  return codePoints >= 32 || utf8.encode(max).length >= 61;
 }
 
 const compare = (a: Value, b: Value): number =>
@@ -46,30 +43,6 @@ interface ColumnValues {
   column: string;
   deltaType: string;
   values: Value[];
-}
-
-function bound(raw: unknown, deltaType: string, side: "min" | "max"): Value | undefined {
-  switch (deltaType) {
-    case "byte":
-    case "short":
-    case "integer":
-      return typeof raw === "number" && Number.isSafeInteger(raw) ? raw : undefined;
-    case "long":
-      return typeof raw === "number" && Number.isSafeInteger(raw) ? BigInt(raw) : undefined;
-    case "date":
-      if (typeof raw !== "string" || !/^-?\d{4,}-\d{2}-\d{2}$/.test(raw)) return undefined;
-      try {
-        const days = parsePartitionValue(raw, "date");
-        return typeof days === "number" ? days : undefined;
-      } catch {
-        return undefined;
-      }
-    case "string":
-      if (typeof raw !== "string") return undefined;
-      return side === "max" && mayBeTruncated(raw) ? undefined : raw;
-    default:
-      return undefined;
-  }
 }
 
 function valueAt(data: Data, row: number, deltaType: string): Value | undefined {
@@ -95,14 +68,12 @@ function valueAt(data: Data, row: number, deltaType: string): Value | undefined 
   }
 }
 
-export const PRUNABLE_TYPES = new Set(["byte", "short", "integer", "long", "date", "string"]);
-
 /** Prepares the partition's source values per prunable key column (rows with any NULL key part excluded). */
 export function sourceKeyRanges(
   partition: SourcePartition,
   keyTypes: Readonly<Record<string, string>>,
 ): ColumnValues[] {
-  const columns = Object.entries(keyTypes).filter(([, t]) => PRUNABLE_TYPES.has(t));
+  const columns = Object.entries(keyTypes).filter(([, t]) => STATS_PRUNABLE_TYPES.has(t));
   const out: ColumnValues[] = [];
   for (const [column, deltaType] of columns) {
     const values: Value[] = [];
@@ -130,17 +101,9 @@ function collect(batch: RecordBatch, column: string, deltaType: string, keys: st
 export function statsMayHoldKey(stats: FileStats | undefined, ranges: readonly ColumnValues[]): boolean {
   if (!stats) return true;
   for (const { column, deltaType, values } of ranges) {
-    const nulls = stats.nullCount?.[column];
-    if (
-      stats.tightBounds !== false &&
-      typeof nulls === "number" &&
-      typeof stats.numRecords === "number" &&
-      nulls >= stats.numRecords
-    ) {
-      return false; // every key in the file is NULL: nothing can match
-    }
-    const min = bound(stats.minValues?.[column], deltaType, "min");
-    const max = bound(stats.maxValues?.[column], deltaType, "max");
+    const bounds = columnBounds(stats, column, deltaType);
+    if (allNull(bounds)) return false; // every key in the file is NULL: nothing can match
+    const { min, max } = bounds;
     if (min === undefined && max === undefined) continue;
     // First source value ≥ min, then check it is ≤ max.
     let lo = 0;
