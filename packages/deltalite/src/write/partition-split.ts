@@ -4,51 +4,16 @@
  * (data files never store them). Values are read from the Arrow buffers directly, so int64, timestamps and
  * decimals stay exact.
  */
-import { type PartitionScalar, serializePartitionValue } from "@deltalite/delta-log";
+import { partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import { takeRows } from "@deltalite/parquet-stream";
-import { type Data, makeData, RecordBatch, Schema, Struct, Type, type Vector } from "apache-arrow";
+import { makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 
 export interface PartitionGroup {
   /** Stable identity of the partition (its serialised values joined). */
   id: string;
   values: Record<string, string | null>;
   batch: RecordBatch;
-}
-
-/** The typed scalar at `row` of a partition column (int64/timestamp → bigint, decimal → unscaled bigint). */
-export function partitionScalarAt(vector: Vector, row: number): PartitionScalar {
-  if (!vector.isValid(row)) return null;
-  const type = vector.type;
-  const data = vector.data[0] as Data;
-  if (vector.data.length !== 1)
-    throw new DeltaLiteError("generic", "partition columns must be single-chunk vectors");
-  switch (type.typeId) {
-    case Type.Date:
-      return (data.values as Int32Array)[row]!;
-    case Type.Timestamp:
-      return (data.values as BigInt64Array)[row]!;
-    case Type.Decimal: {
-      const w = data.values as Uint32Array;
-      let v = 0n;
-      for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(w[row * 4 + k]!);
-      return BigInt.asIntN(128, v);
-    }
-    default: {
-      const value = vector.get(row) as unknown;
-      if (
-        value === null ||
-        typeof value === "string" ||
-        typeof value === "number" ||
-        typeof value === "bigint" ||
-        typeof value === "boolean" ||
-        value instanceof Uint8Array
-      ) {
-        return value;
-      }
-      throw new DeltaLiteError("unsupported", `partition column of type ${String(type)} is not supported`);
-    }
-  }
 }
 
 /**

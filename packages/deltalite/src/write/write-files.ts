@@ -6,14 +6,7 @@
  * never referenced by the log, so readers could not see them anyway.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type AddAction,
-  addStats,
-  dataFileName,
-  encodeActionPath,
-  hivePartitionPath,
-  statsJson,
-} from "@deltalite/delta-log";
+import { type AddAction, addForWrittenFile, dataFileName, hivePartitionPath } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import { type ParquetCodec, type WrittenFile, writeParquetFiles } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
@@ -110,20 +103,12 @@ export async function writeDataFiles(
       for (const file of files) {
         rows += file.numRows;
         bytes += file.size;
-        adds.push({
-          path: encodeActionPath(file.key),
-          partitionValues: values,
-          size: file.size,
-          modificationTime: Date.now(),
-          dataChange: true,
-          stats: statsJson(
-            addStats({
-              metadata: file.metadata,
-              configuration: options.configuration,
-              partitionColumns: options.partitionColumns,
-            }),
-          ),
-        });
+        adds.push(
+          addForWrittenFile(file, values, {
+            configuration: options.configuration,
+            partitionColumns: options.partitionColumns,
+          }),
+        );
       }
     }
     return { adds, rows, bytes };

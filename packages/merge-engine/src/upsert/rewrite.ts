@@ -7,12 +7,10 @@
 import { randomUUID } from "node:crypto";
 import {
   type AddAction,
-  addStats,
+  addForWrittenFile,
   dataFileName,
-  encodeActionPath,
   type FileView,
   hivePartitionPath,
-  statsJson,
 } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
@@ -145,20 +143,10 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     input.onFile(file);
     files.push(file);
   }
-  const adds = files.map(
-    (file): AddAction => ({
-      path: encodeActionPath(file.key),
-      partitionValues: partition.values,
-      size: file.size,
-      modificationTime: Date.now(),
-      dataChange: true,
-      stats: statsJson(
-        addStats({
-          metadata: file.metadata,
-          configuration: input.configuration,
-          partitionColumns: input.partitionColumns,
-        }),
-      ),
+  const adds = files.map((file) =>
+    addForWrittenFile(file, partition.values, {
+      configuration: input.configuration,
+      partitionColumns: input.partitionColumns,
     }),
   );
   return {

@@ -5,7 +5,7 @@
  * partition value (a NULL partition value is an error), and each partition's primary-key set built and
  * checked for duplicates — all before anything is written.
  */
-import { arrowTypeToDelta, type PartitionScalar, serializePartitionValue } from "@deltalite/delta-log";
+import { arrowTypeToDelta, partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
 import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
 import { takeRows } from "@deltalite/parquet-stream";
 import {
@@ -17,7 +17,6 @@ import {
   RecordBatch,
   Schema,
   Struct,
-  Type,
   type Vector,
   vectorFromArray,
 } from "apache-arrow";
@@ -138,43 +137,6 @@ export function projectTo(batch: RecordBatch, schema: Schema): RecordBatch {
     return batch.data.children[index] as Data;
   });
   return batchOf(schema, batch.numRows, children);
-}
-
-/** The typed scalar of a partition column at `row` (int64/timestamp → bigint, decimal → unscaled bigint). */
-function partitionScalarAt(vector: Vector, row: number): PartitionScalar {
-  if (!vector.isValid(row)) return null;
-  if (vector.data.length !== 1) throw new DeltaLiteError("generic", "partition column must be one chunk");
-  const data = vector.data[0] as Data;
-  // Arrow slices keep `offset` for the validity bitmap but already start their value buffers at it.
-  const at = row;
-  switch (vector.type.typeId) {
-    case Type.Date:
-      return (data.values as Int32Array)[at] as number;
-    case Type.Timestamp:
-      return (data.values as BigInt64Array)[at] as bigint;
-    case Type.Decimal: {
-      const w = data.values as Uint32Array;
-      let v = 0n;
-      for (let k = 3; k >= 0; k--) v = (v << 32n) | BigInt(w[at * 4 + k] as number);
-      return BigInt.asIntN(128, v);
-    }
-    default: {
-      const value = vector.get(row) as unknown;
-      if (
-        typeof value === "string" ||
-        typeof value === "number" ||
-        typeof value === "bigint" ||
-        typeof value === "boolean" ||
-        value instanceof Uint8Array
-      ) {
-        return value;
-      }
-      throw new DeltaLiteError(
-        "unsupported",
-        `partition column of type ${String(vector.type)} is not supported`,
-      );
-    }
-  }
 }
 
 export interface SourcePlanInput {
