@@ -1,5 +1,4 @@
 /** Table scans: projection, filters, partition and stats pruning, row filtering (see table-scan.ts). */
-export { conformData, nullData } from "./arrow-data.js";
 export {
   type Comparable,
   compareStrings,

@@ -9,9 +9,15 @@
  */
 import type { FileView, Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import { constantData, openParquetReader, type ParquetReader, takeRows } from "@deltalite/parquet-stream";
+import {
+  conformData,
+  constantData,
+  nullData,
+  openParquetReader,
+  type ParquetReader,
+  takeRows,
+} from "@deltalite/parquet-stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
-import { conformData, nullData } from "./arrow-data.js";
 import { type ResolvedCondition, resolveFilter, type ScanFilterCondition } from "./filter.js";
 import { partitionScalar, partitionsMatch, statsMatch } from "./prune.js";
 import { selectedRows } from "./row-filter.js";

@@ -1,19 +1,20 @@
 /**
  * Reading target data files for the upsert: the key columns only (the probe), or every data column one
  * row-group slice at a time (the rewrite), each batch conformed to the table's data-file schema by name
- * (a column the file lacks is null-filled; a decoded type that differs from the table's is refused with
- * `not_implemented` rather than converted).
+ * (a column the file lacks is null-filled; a decoded type that differs from the table's is converted as
+ * the scan converts it).
  */
 import type { FileView } from "@deltalite/delta-log";
-import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
+  conformData,
+  nullData,
   openParquetReader,
   type ParquetReader,
   type ReadAdmission,
   recordBatchBytes,
 } from "@deltalite/parquet-stream";
-import { type Data, makeData, RecordBatch, type Schema, Struct, vectorFromArray } from "apache-arrow";
+import { type Data, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import type { BudgetObserver } from "../budgets/call-budgets.js";
 
 export interface ReadKnobs {
@@ -46,19 +47,16 @@ export async function openFile(
   });
 }
 
-/** Conforms a decoded batch to `schema` (names; null-fill of missing columns). */
+/**
+ * Conforms a decoded batch to `schema` by name: a column the file lacks is null-filled, a column decoded
+ * in another type is converted the way the scan converts it (timestamp units, widening, decimal rescale);
+ * a type that cannot be read as the table's is `unsupported`.
+ */
 export function conformBatch(batch: RecordBatch, schema: Schema, path: string): RecordBatch {
   const children = schema.fields.map((field) => {
     const index = batch.schema.fields.findIndex((f) => f.name === field.name);
-    if (index < 0) return vectorFromArray(new Array(batch.numRows).fill(null), field.type).data[0] as Data;
-    const data = batch.data.children[index] as Data;
-    if (data.type.typeId !== field.type.typeId || String(data.type) !== String(field.type)) {
-      throw new DeltaLiteError(
-        "not_implemented",
-        `${path}: column ${field.name} decodes as ${String(data.type)} but the table type is ${String(field.type)}; the upsert does not convert file types yet`,
-      );
-    }
-    return data.type === field.type ? data : (data.clone(field.type) as Data);
+    if (index < 0) return nullData(field.type, batch.numRows);
+    return conformData(batch.data.children[index] as Data, field.type, `${path}: column ${field.name}`);
   });
   const data = makeData({
     type: new Struct(schema.fields),

@@ -1,13 +1,13 @@
 /**
- * Arrow column surgery for scans: an all-null column of any type (columns a file lacks after schema
- * evolution), conforming a column decoded from a file to the table's Arrow type (struct fields matched by
- * name with missing ones null-filled, list/map element names, timestamp units, integer/float widening,
- * decimal rescale), and taking the selected rows of a column of any type (the row filter).
+ * Arrow column surgery for reading files written under another schema: an all-null column of any type
+ * (columns a file lacks after schema evolution), and conforming a column decoded from a file to the table's
+ * Arrow type (struct fields matched by name with missing ones null-filled, list/map element names, timestamp
+ * units, integer/float widening, decimal rescale). Used by the table scan and the upsert's rewrite.
  */
 
 import { DeltaLiteError } from "@deltalite/errors";
-import { constantData } from "@deltalite/parquet-stream";
 import { type Data, type DataType, type Field, makeData, TimeUnit, Type } from "apache-arrow";
+import { constantData } from "../read/constant-columns.js";
 
 const bitmapBytes = (length: number) => (length + 7) >> 3;
 
