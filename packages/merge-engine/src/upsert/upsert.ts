@@ -390,8 +390,9 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       const sourceWords = keys.hashWords();
       const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
         checkAborted(signal, snapshot.table);
-        const cached =
-          keys.size === 0 ? false : cache.mayContainAny(cacheTable, file.path, keySpace, sourceWords);
+        // Only NULL keys in this partition's source: nothing can match, nothing to read or ask.
+        if (keys.size === 0) return false;
+        const cached = cache.mayContainAny(cacheTable, file.path, keySpace, sourceWords);
         if (cached !== undefined) {
           probeCached++;
           return cached;
