@@ -52,6 +52,18 @@ const strBatch = batchOf(
   makeData({ type: new Utf8(), length: N, nullCount: 0, valueOffsets: offsets, data: bytes }),
 );
 
+// UUID-shaped string keys: 36 bytes each (the ≥ 32-byte path of XXH64: one full stripe)
+const uuidOffsets = new Int32Array(N + 1);
+const uuidBytes = new Uint8Array(36 * N);
+for (let i = 0; i < N; i++) {
+  const hex = (i * 2654435761).toString(16).padStart(32, "0").slice(-32);
+  enc.encodeInto(
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    uuidBytes.subarray(36 * i),
+  );
+  uuidOffsets[i + 1] = 36 * (i + 1);
+}
+
 function batchOf(name, type, data) {
   const schema = new Schema([new Field(name, type, true)]);
   return new RecordBatch(
@@ -79,6 +91,12 @@ measure("xxh64Words8 (int64 words, raw loop)", () => xxh64Words8(new Uint32Array
 measure("encodeKeys int64 (encode + hash)", () => encodeKeys(idBatch, ["id"]));
 measure("xxh64Ranges (16-byte strings, raw loop)", () => xxh64Ranges(bytes, offsets, N, seed, out));
 measure("encodeKeys utf8 (encode + hash)", () => encodeKeys(strBatch, ["key"]));
+measure("xxh64Ranges (36-byte UUID strings, raw loop)", () =>
+  xxh64Ranges(uuidBytes, uuidOffsets, N, seed, out),
+);
+measure("native xxh64 per key (36-byte UUID strings)", () => {
+  for (let i = 0; i < N; i++) nativeXxh64(uuidBytes.subarray(36 * i, 36 * i + 36), KEY_HASH_SEED);
+});
 measure("encodeKeys (int64, utf8) composite (encode + hash)", () => encodeKeys(bothBatch, ["id", "key"]));
 const idKeys = encodeKeys(idBatch, ["id"]);
 const strKeys = encodeKeys(strBatch, ["key"]);

@@ -30,27 +30,18 @@ const P4H = 0x85ebca77;
 const P4L = 0xc2b2ae63;
 const P5H = 0x27d4eb2f;
 const P5L = 0x165667c5;
+// P1 + P2 mod 2^64 (the first accumulator starts at seed + P1 + P2).
+const P1P2L = (P1L + P2L) >>> 0;
+const P1P2H = (P1H + P2H + (P1L + P2L > 0xffffffff ? 1 : 0)) >>> 0;
 // 2^64 - P1 (the initial value of the fourth accumulator is seed - P1).
 const NEG_P1H = 0x61c8864e;
 const NEG_P1L = 0x7a143579;
 
-// Result registers of the 64-bit helpers below (module scope keeps the helpers allocation-free; V8 inlines
-// them into the loops).
+// Result registers of `add` and `hashRange` (module scope keeps them allocation-free). The per-key paths
+// write their 64-bit arithmetic out instead of calling helpers: helper calls writing these registers were
+// 3-10x slower there.
 let rh = 0;
 let rl = 0;
-
-/** (rh, rl) = low 64 bits of (ah, al) * (bh, bl). */
-function mul(ah: number, al: number, bh: number, bl: number): void {
-  const a0 = al & 0xffff;
-  const a1 = al >>> 16;
-  const b0 = bl & 0xffff;
-  const b1 = bl >>> 16;
-  const m1 = a1 * b0;
-  const m2 = a0 * b1;
-  const mid = ((a0 * b0) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
-  rl = Math.imul(al, bl) >>> 0;
-  rh = (a1 * b1 + (m1 >>> 16) + (m2 >>> 16) + (mid >>> 16) + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
-}
 
 /** (rh, rl) = (ah, al) + (bh, bl) mod 2^64. */
 function add(ah: number, al: number, bh: number, bl: number): void {
@@ -59,18 +50,154 @@ function add(ah: number, al: number, bh: number, bl: number): void {
   rh = (ah + bh + (l > 0xffffffff ? 1 : 0)) >>> 0;
 }
 
-/** (rh, rl) = rotl((h, l), r) for 0 < r < 32. */
-function rotl(h: number, l: number, r: number): void {
-  rh = ((h << r) | (l >>> (32 - r))) >>> 0;
-  rl = ((l << r) | (h >>> (32 - r))) >>> 0;
+/** The four accumulators of keys of 32 bytes or more, as (lo, hi) pairs: module scope, no allocation per key. */
+const acc = new Uint32Array(8);
+const MERGE_ROTATIONS = [1, 7, 12, 18] as const;
+
+/**
+ * Runs the 32-byte stripes of bytes[start, stripesEnd) through the four accumulators (seeded first). The
+ * 64-bit arithmetic is written out in the loop body: with helper calls V8 gave up inlining in the big hash
+ * function and 36-byte keys hashed at 0.7 M keys/s (bench/hash-bench.mjs; written out: see xxh64Ranges).
+ */
+function hashStripes(
+  view: DataView,
+  start: number,
+  stripesEnd: number,
+  seedHi: number,
+  seedLo: number,
+): void {
+  // v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1 (all mod 2^64).
+  let sum = seedLo + P1P2L;
+  acc[0] = sum >>> 0;
+  acc[1] = (seedHi + P1P2H + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+  sum = seedLo + P2L;
+  acc[2] = sum >>> 0;
+  acc[3] = (seedHi + P2H + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+  acc[4] = seedLo;
+  acc[5] = seedHi;
+  sum = seedLo + NEG_P1L;
+  acc[6] = sum >>> 0;
+  acc[7] = (seedHi + NEG_P1H + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+  for (let i = start; i < stripesEnd; i += 32) {
+    for (let k = 0; k < 4; k++) {
+      const ll = view.getUint32(i + 8 * k, true);
+      const lh = view.getUint32(i + 8 * k + 4, true);
+      // p = lane * P2
+      let a0 = ll & 0xffff;
+      let a1 = ll >>> 16;
+      let m1 = a1 * 0xeb4f;
+      let m2 = a0 * 0x27d4;
+      let mid = ((a0 * 0xeb4f) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
+      const pl = Math.imul(ll, 0x27d4eb4f) >>> 0;
+      const ph =
+        (a1 * 0x27d4 +
+          (m1 >>> 16) +
+          (m2 >>> 16) +
+          (mid >>> 16) +
+          Math.imul(lh, 0x27d4eb4f) +
+          Math.imul(ll, 0xc2b2ae3d)) >>>
+        0;
+      // x = rotl(acc + p, 31)
+      const sum = (acc[2 * k] as number) + pl;
+      const sl = sum >>> 0;
+      const sh = ((acc[2 * k + 1] as number) + ph + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+      const xh = ((sh << 31) | (sl >>> 1)) >>> 0;
+      const xl = ((sl << 31) | (sh >>> 1)) >>> 0;
+      // acc = x * P1
+      a0 = xl & 0xffff;
+      a1 = xl >>> 16;
+      m1 = a1 * 0xca87;
+      m2 = a0 * 0x85eb;
+      mid = ((a0 * 0xca87) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
+      acc[2 * k] = Math.imul(xl, 0x85ebca87) >>> 0;
+      acc[2 * k + 1] =
+        (a1 * 0x85eb +
+          (m1 >>> 16) +
+          (m2 >>> 16) +
+          (mid >>> 16) +
+          Math.imul(xh, 0x85ebca87) +
+          Math.imul(xl, 0x9e3779b1)) >>>
+        0;
+    }
+  }
 }
 
-/** (rh, rl) = round(acc, lane) = rotl(acc + lane * P2, 31) * P1. */
-function round(acch: number, accl: number, laneh: number, lanel: number): void {
-  mul(laneh, lanel, P2H, P2L);
-  add(acch, accl, rh, rl);
-  rotl(rh, rl, 31);
-  mul(rh, rl, P1H, P1L);
+/** The merged hash of the four accumulators, as (lo, hi): the result of `mergeAccumulators`. */
+const merged = new Uint32Array(2);
+
+/**
+ * merged = the sum of the accumulators' rotations, then each accumulator folded in: h ^= round(0, v);
+ * h = h * P1 + P4. Written out like hashStripes (helper calls here cost ~3x).
+ */
+function mergeAccumulators(): void {
+  let h = 0;
+  let l = 0;
+  for (let k = 0; k < 4; k++) {
+    const r = MERGE_ROTATIONS[k] as number;
+    const vl = acc[2 * k] as number;
+    const vh = acc[2 * k + 1] as number;
+    const sum = l + (((vl << r) | (vh >>> (32 - r))) >>> 0);
+    l = sum >>> 0;
+    h = (h + (((vh << r) | (vl >>> (32 - r))) >>> 0) + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+  }
+  for (let k = 0; k < 4; k++) {
+    const vl = acc[2 * k] as number;
+    const vh = acc[2 * k + 1] as number;
+    // p = v * P2
+    let a0 = vl & 0xffff;
+    let a1 = vl >>> 16;
+    let m1 = a1 * 0xeb4f;
+    let m2 = a0 * 0x27d4;
+    let mid = ((a0 * 0xeb4f) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
+    const pl = Math.imul(vl, 0x27d4eb4f) >>> 0;
+    const ph =
+      (a1 * 0x27d4 +
+        (m1 >>> 16) +
+        (m2 >>> 16) +
+        (mid >>> 16) +
+        Math.imul(vh, 0x27d4eb4f) +
+        Math.imul(vl, 0xc2b2ae3d)) >>>
+      0;
+    // x = rotl(p, 31)
+    const xh = ((ph << 31) | (pl >>> 1)) >>> 0;
+    const xl = ((pl << 31) | (ph >>> 1)) >>> 0;
+    // h ^= x * P1
+    a0 = xl & 0xffff;
+    a1 = xl >>> 16;
+    m1 = a1 * 0xca87;
+    m2 = a0 * 0x85eb;
+    mid = ((a0 * 0xca87) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
+    l = (l ^ Math.imul(xl, 0x85ebca87)) >>> 0;
+    h =
+      (h ^
+        (a1 * 0x85eb +
+          (m1 >>> 16) +
+          (m2 >>> 16) +
+          (mid >>> 16) +
+          Math.imul(xh, 0x85ebca87) +
+          Math.imul(xl, 0x9e3779b1))) >>>
+      0;
+    // h = h * P1 + P4
+    a0 = l & 0xffff;
+    a1 = l >>> 16;
+    m1 = a1 * 0xca87;
+    m2 = a0 * 0x85eb;
+    mid = ((a0 * 0xca87) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
+    const ml = Math.imul(l, 0x85ebca87) >>> 0;
+    const mh =
+      (a1 * 0x85eb +
+        (m1 >>> 16) +
+        (m2 >>> 16) +
+        (mid >>> 16) +
+        Math.imul(h, 0x85ebca87) +
+        Math.imul(l, 0x9e3779b1)) >>>
+      0;
+    const sum = ml + P4L;
+    l = sum >>> 0;
+    h = (mh + P4H + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+  }
+  merged[0] = l;
+  merged[1] = h;
 }
 
 /** (rh, rl) = XXH64 of bytes[start, end) with the seed (seedHi, seedLo). */
@@ -87,67 +214,20 @@ function hashRange(
   let h: number;
   let l: number;
   if (len >= 32) {
-    add(seedHi, seedLo, P1H, P1L);
-    add(rh, rl, P2H, P2L);
-    let v1h = rh;
-    let v1l = rl;
-    add(seedHi, seedLo, P2H, P2L);
-    let v2h = rh;
-    let v2l = rl;
-    let v3h = seedHi;
-    let v3l = seedLo;
-    add(seedHi, seedLo, NEG_P1H, NEG_P1L);
-    let v4h = rh;
-    let v4l = rl;
-    const limit = end - 32;
-    while (i <= limit) {
-      round(v1h, v1l, view.getUint32(i + 4, true), view.getUint32(i, true));
-      v1h = rh;
-      v1l = rl;
-      round(v2h, v2l, view.getUint32(i + 12, true), view.getUint32(i + 8, true));
-      v2h = rh;
-      v2l = rl;
-      round(v3h, v3l, view.getUint32(i + 20, true), view.getUint32(i + 16, true));
-      v3h = rh;
-      v3l = rl;
-      round(v4h, v4l, view.getUint32(i + 28, true), view.getUint32(i + 24, true));
-      v4h = rh;
-      v4l = rl;
-      i += 32;
-    }
-    rotl(v1h, v1l, 1);
-    h = rh;
-    l = rl;
-    rotl(v2h, v2l, 7);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
-    rotl(v3h, v3l, 12);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
-    rotl(v4h, v4l, 18);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
-    const vs = [v1h, v1l, v2h, v2l, v3h, v3l, v4h, v4l];
-    for (let k = 0; k < 8; k += 2) {
-      round(0, 0, vs[k] as number, vs[k + 1] as number);
-      h = (h ^ rh) >>> 0;
-      l = (l ^ rl) >>> 0;
-      mul(h, l, P1H, P1L);
-      add(rh, rl, P4H, P4L);
-      h = rh;
-      l = rl;
-    }
+    const stripesEnd = start + (len - (len % 32));
+    hashStripes(view, start, stripesEnd, seedHi, seedLo);
+    mergeAccumulators();
+    l = merged[0] as number;
+    h = merged[1] as number;
+    i = stripesEnd;
   } else {
-    add(seedHi, seedLo, P5H, P5L);
-    h = rh;
-    l = rl;
+    const sum = seedLo + P5L;
+    l = sum >>> 0;
+    h = (seedHi + P5H + (sum > 0xffffffff ? 1 : 0)) >>> 0;
   }
-  add(h, l, 0, len);
-  h = rh;
-  l = rl;
+  const withLength = l + len;
+  l = withLength >>> 0;
+  h = (h + (withLength > 0xffffffff ? 1 : 0)) >>> 0;
   let kh: number;
   let kl: number;
   let a0: number;
@@ -465,7 +545,9 @@ export function xxh64Words8(words: Uint32Array, count: number, seed: Seed64, out
  * to out[2i] (lo), out[2i+1] (hi). Measured (same bench and machine): 16-byte strings at 7.7–9.1 M keys/s
  * (load ~4–5) and 3.6–5.1 (load ~9–10), vs 1.8–2.2 / 1.0–1.4 M keys/s for native @node-rs/xxhash called
  * once per key. Lanes are read with DataView.getUint32: assembling them from single bytes ran 2.3–2.8 M
- * keys/s where DataView ran 3.6–3.9 (load ~9).
+ * keys/s where DataView ran 3.6–3.9 (load ~9). Keys of 32 bytes or more (UUID strings: 36 bytes) ran
+ * 0.7–0.8 M keys/s while the stripe and merge steps called helpers; written out, 3.8 M keys/s (load ~1.2;
+ * native per key: 2.6), so a 1M-row upsert with UUID keys spends ~0.4 s hashing instead of ~2.1 s.
  */
 export function xxh64Ranges(
   bytes: Uint8Array,
