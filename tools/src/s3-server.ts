@@ -1,11 +1,12 @@
 /**
- * Starts a real S3-compatible server (moto_server from the oracle venv) on a free 127.0.0.1 port and stops
- * it again, process group and all. moto honours If-None-Match / If-Match on PutObject and on multipart
- * completion, which is why it (and not an emulator that ignores them) backs every S3 test.
+ * Starts a real S3-compatible server (moto from the oracle venv, through tools/oracle/moto_atomic_server.py:
+ * moto's own app behind a lock, so its conditional PUTs are atomic as on Amazon S3) on a free 127.0.0.1 port
+ * and stops it again, process group and all. moto honours If-None-Match / If-Match on PutObject and on
+ * multipart completion, which is why it (and not an emulator that ignores them) backs every S3 test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { venvBin } from "./python.js";
+import { oracleFile, venvBin } from "./python.js";
 
 /** Python: ask the kernel to SIGTERM us when our parent dies (Linux prctl), then exec the given program. */
 const PDEATHSIG_EXEC = [
@@ -55,14 +56,14 @@ async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs: num
 
 /** Starts moto_server; call `stop()` when done (the vitest global set-up does). */
 export async function startS3Server(): Promise<S3Server> {
-  const bin = venvBin("moto_server");
+  const server = oracleFile("moto_atomic_server.py");
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     // moto runs in its own process group (stop() kills the group) and with PR_SET_PDEATHSIG, so it also
     // dies when the test process does, even on a crash or a kill that skips the teardown.
     const child = spawn(
       venvBin("python"),
-      ["-c", PDEATHSIG_EXEC, bin, "-H", "127.0.0.1", "-p", String(port)],
+      ["-c", PDEATHSIG_EXEC, server, "-H", "127.0.0.1", "-p", String(port)],
       {
         stdio: ["ignore", "ignore", "pipe"],
         detached: true,
