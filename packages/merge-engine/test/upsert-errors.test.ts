@@ -4,14 +4,12 @@
  * failed commit are deleted). Also: a commit that loses to a concurrent MERGE in the same partition
  * re-plans against the new version and converges to what delta-rs gives for the two MERGEs in order.
  */
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { type ErrorKind, isDeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore } from "@deltalite/object-store";
 import { copyFixture, goldenTable } from "@deltalite/tools/fixtures";
-import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import {
   type DataType,
   Field,
@@ -20,12 +18,12 @@ import {
   Int64,
   Schema,
   Table,
-  tableToIPC,
   Utf8,
   vectorFromArray,
 } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type UpsertOptions, upsert } from "../src/index.js";
+import { oracleWorkspace } from "./oracle-workspace.js";
 
 type Columns = Record<string, { type: DataType; values: unknown[] }>;
 
@@ -49,30 +47,16 @@ async function filesOnDisk(dir: string): Promise<string[]> {
 }
 
 describe("upsert errors leave the table unchanged", () => {
-  let oracle: Oracle;
-  let dir: string;
+  const ws = oracleWorkspace("deltalite-upsert-errors-");
+  /** Numbers the table folders of this suite. */
   let n = 0;
-  beforeAll(async () => {
-    oracle = await connectOracle();
-    dir = await mkdtemp(join(tmpdir(), "deltalite-upsert-errors-"));
-  });
-  afterAll(async () => {
-    oracle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function ipc(table: Table): Promise<string> {
-    const path = join(dir, `data-${n++}.arrow`);
-    await writeFile(path, tableToIPC(table, "file"));
-    return path;
-  }
 
   async function createTable(columns: Columns, partitionBy: string[] | null, copies = 1): Promise<string[]> {
-    const uris = Array.from({ length: copies }, (_, i) => join(dir, `t-${n}-${i}`));
+    const uris = Array.from({ length: copies }, (_, i) => join(ws.dir, `t-${n}-${i}`));
     n++;
-    await oracle.call("merge_create", {
+    await ws.oracle.call("merge_create", {
       uris,
-      data: await ipc(tableOf(columns)),
+      data: await ws.ipc(tableOf(columns)),
       partition_by: partitionBy,
       appends: 2,
     });
@@ -324,9 +308,9 @@ describe("upsert errors leave the table unchanged", () => {
     const [ours] = await createTable(base(20), ["part"]);
     const store = new LocalFileStore(ours!);
     const stale = await Snapshot.open(store);
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: ours,
-      source: await ipc(tableOf(src([0n], ["a"]))),
+      source: await ws.ipc(tableOf(src([0n], ["a"]))),
       keys: ["id"],
       partition_key: "part",
     });
@@ -349,7 +333,7 @@ describe("upsert errors leave the table unchanged", () => {
 
   it("a commit that loses to a concurrent MERGE re-plans and equals delta-rs's two MERGEs in order", async () => {
     const [ours, theirs] = await createTable(base(20), ["part"], 2);
-    const first = await ipc(tableOf(src([0n, 2n], ["a", "a"])));
+    const first = await ws.ipc(tableOf(src([0n, 2n], ["a", "a"])));
     const second = tableOf({
       id: { type: new Int64(), values: [2n, 4n, 99n] },
       name: { type: new Utf8(), values: ["second-2", "second-4", "second-99"] },
@@ -357,20 +341,25 @@ describe("upsert errors leave the table unchanged", () => {
     });
     const store = new LocalFileStore(ours!);
     const stale = await Snapshot.open(store);
-    await oracle.call("merge_delta_rs", { uri: ours, source: first, keys: ["id"], partition_key: "part" });
+    await ws.oracle.call("merge_delta_rs", { uri: ours, source: first, keys: ["id"], partition_key: "part" });
     const stats = await upsert(stale, second.batches, { primaryKeys: ["id"], partitionKey: "part" });
     expect(stats.planAttempts).toBe(2);
     expect(stats.rowsUpdated).toBe(2);
     expect(stats.rowsInserted).toBe(1);
-    await oracle.call("merge_delta_rs", { uri: theirs, source: first, keys: ["id"], partition_key: "part" });
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: theirs,
-      source: await ipc(second),
+      source: first,
       keys: ["id"],
       partition_key: "part",
     });
-    const a = await oracle.call<{ rows: unknown[]; version: number }>("merge_read", { uri: ours });
-    const b = await oracle.call<{ rows: unknown[]; version: number }>("merge_read", { uri: theirs });
+    await ws.oracle.call("merge_delta_rs", {
+      uri: theirs,
+      source: await ws.ipc(second),
+      keys: ["id"],
+      partition_key: "part",
+    });
+    const a = await ws.oracle.call<{ rows: unknown[]; version: number }>("merge_read", { uri: ours });
+    const b = await ws.oracle.call<{ rows: unknown[]; version: number }>("merge_read", { uri: theirs });
     expect(a.rows).toEqual(b.rows);
     expect(a.version).toBe(stale.version + 2);
   });
@@ -391,11 +380,11 @@ describe("upsert errors leave the table unchanged", () => {
       id: { type: new Utf8(), values: ids },
       v: { type: new Float64(), values: ids.map((_, i) => i) },
     };
-    const uris = Array.from({ length: 4 }, (_, i) => join(dir, `uuid-${n}-${i}`));
+    const uris = Array.from({ length: 4 }, (_, i) => join(ws.dir, `uuid-${n}-${i}`));
     n++;
-    await oracle.call("merge_create", {
+    await ws.oracle.call("merge_create", {
       uris,
-      data: await ipc(tableOf(columns)),
+      data: await ws.ipc(tableOf(columns)),
       partition_by: null,
       appends: 20,
     });
@@ -407,7 +396,7 @@ describe("upsert errors leave the table unchanged", () => {
     const before = await Snapshot.open(new LocalFileStore(uris[0]!));
     expect(before.numFiles).toBe(20);
     // Which files hold which ids, read independently of the probe (delta-rs's add actions + pyarrow).
-    const holders = await oracle.call<string[]>("merge_files_holding", {
+    const holders = await ws.oracle.call<string[]>("merge_files_holding", {
       uri: uris[0],
       column: "id",
       values: hitIds,
@@ -433,15 +422,15 @@ describe("upsert errors leave the table unchanged", () => {
     expect(statsBy.probe!.filesProbed + statsBy.probe!.filesPrunedByStats).toBe(20);
     expect(statsBy.stats!.filesRemoved).toBeGreaterThan(10); // truncation-safe string stats rule out few files
     expect(statsBy.none!.filesRemoved).toBe(20);
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: uris[3],
-      source: await ipc(source),
+      source: await ws.ipc(source),
       keys: ["id"],
       partition_key: null,
     });
-    const expected = await oracle.call<{ rows: unknown[] }>("merge_read", { uri: uris[3] });
+    const expected = await ws.oracle.call<{ rows: unknown[] }>("merge_read", { uri: uris[3] });
     for (const uri of uris.slice(0, 3)) {
-      expect((await oracle.call<{ rows: unknown[] }>("merge_read", { uri })).rows).toEqual(expected.rows);
+      expect((await ws.oracle.call<{ rows: unknown[] }>("merge_read", { uri })).rows).toEqual(expected.rows);
     }
   });
 });

@@ -1,22 +1,12 @@
-/**
- * Upsert parity with delta-rs MERGE for every key type of the matrix (byte … timestamp_ntz, float edge cases
- * -0.0/0.0, NaN payloads, ±inf, decimals, binary, strings that differ only by normalization) and the
- * composite cases with NULLs: the target holds the first values of the case, the source all of them (so
- * some rows update and some insert), both partitioned and not; identical sorted content and schema.
- * Inputs hold no two MERGE-equal keys on one side (a target with duplicate keys is outside the upsert's
- * contract: see the README).
- */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
-import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
-import { type Data, type RecordBatch, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Data, type RecordBatch, Utf8, vectorFromArray } from "apache-arrow";
+import { describe, expect, it } from "vitest";
 import { encodeKeys, SourceKeySet, upsert } from "../src/index.js";
 import { batchOf, column } from "./arrow-columns.js";
 import { type Case, compositeCases, singleColumnCases } from "./key-cases.js";
+import { oracleWorkspace } from "./oracle-workspace.js";
 
 const utf8 = (values: (string | null)[]) => vectorFromArray(values, new Utf8()).data[0] as Data;
 
@@ -60,23 +50,9 @@ function caseBatch(c: Case, rows: number[], tag: string, partitioned: boolean): 
 }
 
 describe("upsert = delta-rs MERGE for every key type", () => {
-  let oracle: Oracle;
-  let dir: string;
+  const ws = oracleWorkspace("deltalite-upsert-keys-");
+  /** Numbers the table folders of this suite. */
   let n = 0;
-  beforeAll(async () => {
-    oracle = await connectOracle();
-    dir = await mkdtemp(join(tmpdir(), "deltalite-upsert-keys-"));
-  });
-  afterAll(async () => {
-    oracle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function ipc(batch: RecordBatch): Promise<string> {
-    const path = join(dir, `data-${n++}.arrow`);
-    await writeFile(path, tableToIPC(new Table(batch), "file"));
-    return path;
-  }
 
   const cases = [...singleColumnCases, ...compositeCases].flatMap((c) => [
     { ...c, partitioned: false },
@@ -99,11 +75,11 @@ describe("upsert = delta-rs MERGE for every key type", () => {
         : firstOfEachKey(c, rows);
     const targetRows = dedupe(all.slice(0, Math.ceil(length / 2) + 1));
     const sourceRows = dedupe([...all].reverse());
-    const ours = join(dir, `ours-${n}`);
-    const theirs = join(dir, `theirs-${n++}`);
-    await oracle.call("merge_create", {
+    const ours = join(ws.dir, `ours-${n}`);
+    const theirs = join(ws.dir, `theirs-${n++}`);
+    await ws.oracle.call("merge_create", {
       uris: [ours, theirs],
-      data: await ipc(caseBatch(c, targetRows, "old", c.partitioned)),
+      data: await ws.ipc(caseBatch(c, targetRows, "old", c.partitioned)),
       partition_by: c.partitioned ? ["part"] : null,
       appends: 2,
     });
@@ -114,14 +90,14 @@ describe("upsert = delta-rs MERGE for every key type", () => {
       ...(c.partitioned ? { partitionKey: "part" } : {}),
     });
     expect(stats.rowsInserted + stats.rowsUpdated).toBe(sourceRows.length);
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: theirs,
-      source: await ipc(source),
+      source: await ws.ipc(source),
       keys,
       partition_key: c.partitioned ? "part" : null,
     });
-    const a = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
-    const b = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
+    const a = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
+    const b = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
     expect(a.rows).toEqual(b.rows);
     expect(a.schema).toEqual(b.schema);
     expect(stats.rowsUpdated).toBeGreaterThan(0);

@@ -1,20 +1,11 @@
-/**
- * Partition columns of every non-string primitive type a delta-rs table may be partitioned by (byte,
- * integer, long beyond 2^53, date, timestamp, timestamp_ntz, decimal, boolean): the upsert finds each
- * partition's files by value (the log's partitionValues strings are parsed and re-serialised, so another
- * writer's spelling of the same value still matches) and equals delta-rs MERGE (`t.part = s.part AND
- * t.id = s.id`).
- */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
-import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
-import { type Data, Int64, type RecordBatch, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Data, Int64, Utf8, vectorFromArray } from "apache-arrow";
+import { describe, expect, it } from "vitest";
 import { upsert } from "../src/index.js";
 import { batchOf, column, type KeyTypeName, type KeyValue } from "./arrow-columns.js";
+import { oracleWorkspace } from "./oracle-workspace.js";
 
 const cases: { type: KeyTypeName; values: KeyValue[] }[] = [
   { type: "byte", values: [1, -1, 7] },
@@ -57,31 +48,17 @@ function batchFor(type: KeyTypeName, values: KeyValue[], rows: { i: number; shif
 }
 
 describe("upsert with typed partition columns = delta-rs MERGE", () => {
-  let oracle: Oracle;
-  let dir: string;
+  const ws = oracleWorkspace("deltalite-upsert-parts-");
+  /** Numbers the table folders of this suite. */
   let n = 0;
-  beforeAll(async () => {
-    oracle = await connectOracle();
-    dir = await mkdtemp(join(tmpdir(), "deltalite-upsert-parts-"));
-  });
-  afterAll(async () => {
-    oracle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function ipc(batch: RecordBatch): Promise<string> {
-    const path = join(dir, `data-${n++}.arrow`);
-    await writeFile(path, tableToIPC(new Table(batch), "file"));
-    return path;
-  }
 
   it.each(cases)("partitioned by $type", async ({ type, values }) => {
-    const ours = join(dir, `ours-${n}`);
-    const theirs = join(dir, `theirs-${n++}`);
+    const ours = join(ws.dir, `ours-${n}`);
+    const theirs = join(ws.dir, `theirs-${n++}`);
     const ids = [...Array(18).keys()];
-    await oracle.call("merge_create", {
+    await ws.oracle.call("merge_create", {
       uris: [ours, theirs],
-      data: await ipc(
+      data: await ws.ipc(
         batchFor(
           type,
           values,
@@ -104,14 +81,14 @@ describe("upsert with typed partition columns = delta-rs MERGE", () => {
       partitionKey: "part",
     });
     expect(stats.rowsUpdated).toBe(6);
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: theirs,
-      source: await ipc(batch),
+      source: await ws.ipc(batch),
       keys: ["id"],
       partition_key: "part",
     });
-    const a = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
-    const b = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
+    const a = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
+    const b = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
     expect(a.rows).toEqual(b.rows);
     expect(a.schema).toEqual(b.schema);
   });

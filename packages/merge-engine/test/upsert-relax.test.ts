@@ -1,18 +1,10 @@
-/**
- * Nullability relax: a source that would put NULLs into a non-nullable column (nulls in it, or the column
- * missing) first gets a separate metadata commit making those columns nullable (`columnsRelaxed`), then the
- * upsert commit. Content and schema equal delta-rs MERGE into the same table created with the column
- * nullable. Validation errors (duplicates) come before the relax commit: the table stays unchanged.
- */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
-import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
-import { Field, Int64, Schema, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Field, Int64, Schema, Table, Utf8, vectorFromArray } from "apache-arrow";
+import { describe, expect, it } from "vitest";
 import { upsert } from "../src/index.js";
+import { oracleWorkspace } from "./oracle-workspace.js";
 
 function tableOf(
   rows: { id: number; name?: string | null; part: string }[],
@@ -34,35 +26,21 @@ function tableOf(
 const initial = Array.from({ length: 12 }, (_, i) => ({ id: i, name: `old-${i}`, part: ["a", "b"][i % 2]! }));
 
 describe("upsert nullability relax", () => {
-  let oracle: Oracle;
-  let dir: string;
+  const ws = oracleWorkspace("deltalite-upsert-relax-");
+  /** Numbers the table folders of this suite. */
   let n = 0;
-  beforeAll(async () => {
-    oracle = await connectOracle();
-    dir = await mkdtemp(join(tmpdir(), "deltalite-upsert-relax-"));
-  });
-  afterAll(async () => {
-    oracle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function ipc(table: Table): Promise<string> {
-    const path = join(dir, `data-${n++}.arrow`);
-    await writeFile(path, tableToIPC(table, "file"));
-    return path;
-  }
 
   async function tables() {
-    const ours = join(dir, `ours-${n}`);
-    const theirs = join(dir, `theirs-${n++}`);
-    await oracle.call("merge_create", {
+    const ours = join(ws.dir, `ours-${n}`);
+    const theirs = join(ws.dir, `theirs-${n++}`);
+    await ws.oracle.call("merge_create", {
       uris: [ours],
-      data: await ipc(tableOf(initial, false)),
+      data: await ws.ipc(tableOf(initial, false)),
       partition_by: ["part"],
     });
-    await oracle.call("merge_create", {
+    await ws.oracle.call("merge_create", {
       uris: [theirs],
-      data: await ipc(tableOf(initial, true)),
+      data: await ws.ipc(tableOf(initial, true)),
       partition_by: ["part"],
     });
     return { ours, theirs };
@@ -112,14 +90,14 @@ describe("upsert nullability relax", () => {
     const after = await Snapshot.open(store);
     const history = await after.history(2);
     expect(history.map((h) => h.operation)).toEqual(["MERGE", "CHANGE COLUMN"]);
-    await oracle.call("merge_delta_rs", {
+    await ws.oracle.call("merge_delta_rs", {
       uri: theirs,
-      source: await ipc("deltaRsSource" in c && c.deltaRsSource ? c.deltaRsSource : source),
+      source: await ws.ipc("deltaRsSource" in c && c.deltaRsSource ? c.deltaRsSource : source),
       keys: ["id"],
       partition_key: "part",
     });
-    const a = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
-    const b = await oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
+    const a = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: ours });
+    const b = await ws.oracle.call<{ rows: unknown[]; schema: unknown }>("merge_read", { uri: theirs });
     expect(a.rows).toEqual(b.rows);
     expect(a.schema).toEqual(b.schema);
   });
