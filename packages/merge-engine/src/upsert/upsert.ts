@@ -462,26 +462,22 @@ async function runPartitions(
   limit: number,
   stop: AbortController,
 ): Promise<PartitionOutcome[]> {
-  const outcomes = new Array<PartitionOutcome>(plans.length);
-  let failure: { error: unknown } | undefined;
-  let next = 0;
-  const worker = async () => {
-    while (next < plans.length && failure === undefined) {
-      const i = next++;
-      try {
-        outcomes[i] = await runPartition(ctx, plans[i] as PartitionPlan);
-      } catch (error) {
-        failure ??= { error };
-        stop.abort(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, plans.length)) }, worker));
-  if (failure !== undefined) {
-    for (const outcome of outcomes) outcome?.collection?.abort();
-    throw failure.error;
+  const done: PartitionOutcome[] = [];
+  try {
+    return await mapLimit(
+      plans,
+      limit,
+      async (plan) => {
+        const outcome = await runPartition(ctx, plan);
+        done.push(outcome);
+        return outcome;
+      },
+      (error) => stop.abort(error),
+    );
+  } catch (error) {
+    for (const outcome of done) outcome.collection?.abort();
+    throw error;
   }
-  return outcomes;
 }
 
 async function planAndCommit(
