@@ -1,7 +1,7 @@
 /**
  * commitInfo as delta-rs writes it (timestamp, operation, operationParameters with every value as a
  * string, readVersion, isBlindAppend, operationMetrics, engineInfo, clientVersion, custom metadata flat),
- * naming this library as the engine.
+ * naming this library as the engine, plus Spark's per-transaction `txnId`.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { CommitInfoAction } from "./actions.js";
@@ -26,6 +26,7 @@ const RESERVED = new Set([
   "engineInfo",
   "clientVersion",
   "inCommitTimestamp",
+  "txnId",
 ]);
 
 export interface CommitInfoInput {
@@ -38,6 +39,11 @@ export interface CommitInfoInput {
   readVersion?: number | undefined;
   isBlindAppend?: boolean | undefined;
   timestamp?: number | undefined;
+  /**
+   * A per-transaction id (Spark's `txnId` field): how the commit path recognises its own commit when a
+   * put's answer was lost.
+   */
+  txnId?: string | undefined;
 }
 
 /** Builds the commitInfo action body. Throws `generic` when custom metadata uses a reserved key. */
@@ -52,6 +58,7 @@ export function buildCommitInfo(input: CommitInfoInput): CommitInfoAction {
   info.engineInfo = ENGINE_INFO;
   if (input.operationMetrics) info.operationMetrics = input.operationMetrics;
   info.clientVersion = CLIENT_VERSION;
+  if (input.txnId !== undefined) info.txnId = input.txnId;
   for (const [key, value] of Object.entries(input.commitMetadata ?? {})) {
     if (RESERVED.has(key)) {
       throw new DeltaLiteError(

@@ -5,6 +5,7 @@
 export * from "./actions.js";
 export * from "./checkpoint-read.js";
 export * from "./commit-info.js";
+export * from "./commit-write.js";
 export * from "./conflict-checker.js";
 export * from "./log-path.js";
 export * from "./log-segment.js";

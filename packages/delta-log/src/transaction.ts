@@ -1,10 +1,11 @@
 /**
- * Commits: a transaction's actions written create-if-absent as `_delta_log/<20 digits>.json` (store `put`
- * with mode `create`, never check-then-write). Losing the race is a value (`tryCommitVersion` →
- * `conflict`); `commitTransaction` then reads the winning commits, runs the conflict checker, rebases and
- * retries with jittered exponential backoff up to `maxRetries` (default 15, as delta-rs), else throws
- * `DeltaLiteCommitConflictError` naming the winning version. After a durable commit a post-commit hook runs
- * (checkpoint due when `(v + 1) % delta.checkpointInterval == 0`); its failure is reported, never thrown.
+ * Commits: a transaction's actions written create-if-absent as `_delta_log/<20 digits>.json` through
+ * `tryCommitVersion`, which settles every inconclusive put by the transaction's `commitInfo.txnId` (never
+ * check-then-write, never a guess). Losing the race is a value (`conflict`); `commitTransaction` then reads
+ * the winning commits, runs the conflict checker, rebases and retries with jittered exponential backoff up to
+ * `maxRetries` (default 15, as delta-rs), else throws `DeltaLiteCommitConflictError` naming the winning
+ * version. After a durable commit a post-commit hook runs (checkpoint due when
+ * `(v + 1) % delta.checkpointInterval == 0`); its failure is reported, never thrown.
  */
 import { randomUUID } from "node:crypto";
 import { DeltaLiteCommitConflictError, DeltaLiteError, hasErrorKind } from "@deltalite/errors";
@@ -18,6 +19,7 @@ import {
   serializeCommit,
 } from "./actions.js";
 import { buildCommitInfo } from "./commit-info.js";
+import { type OutcomeResolution, tryCommitVersion } from "./commit-write.js";
 import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
 import { commitKey } from "./log-path.js";
 import { listLogFiles } from "./log-segment.js";
@@ -25,25 +27,6 @@ import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } 
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
 import { Snapshot } from "./snapshot.js";
 import { decodeLogPath } from "./table-paths.js";
-
-/** Result of one attempt to write one version (kernel's CommitResponse idea). */
-export type CommitAttempt = { kind: "committed"; version: number } | { kind: "conflict"; version: number };
-
-/** Writes `bytes` as commit `version` if and only if no commit of that version exists. */
-export async function tryCommitVersion(
-  store: ObjectStore,
-  version: number,
-  bytes: Uint8Array,
-  signal?: AbortSignal,
-): Promise<CommitAttempt> {
-  try {
-    await store.put(commitKey(version), bytes, { mode: "create", signal });
-    return { kind: "committed", version };
-  } catch (error) {
-    if (hasErrorKind(error, "already_exists")) return { kind: "conflict", version };
-    throw error;
-  }
-}
 
 /** Default number of retries after losing a race (16 attempts in all, as delta-rs). */
 export const DEFAULT_COMMIT_MAX_RETRIES = 15;
@@ -96,11 +79,15 @@ export interface CommitOptions {
   baseBackoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
   hooks?: PostCommitHooks | undefined;
+  /** Bounds on settling a commit put whose answer was inconclusive (see `tryCommitVersion`). */
+  outcomeResolution?: OutcomeResolution | undefined;
   signal?: AbortSignal | undefined;
 }
 
 export interface CommitResult {
   version: number;
+  /** The `commitInfo.txnId` the commit carries. */
+  txnId: string;
   /** Attempts made (1 when the first try won). */
   attempts: number;
   /** Versions committed by others that this transaction was rebased past. */
@@ -152,7 +139,9 @@ export async function commitTransaction(
   const read: ReadSet = options.read ?? (blind ? { kind: "none" } : { kind: "table" });
   const summary = summarizeTransaction(actions, read, table);
   const readFileKeys = readFileKeysOf(snapshot, read);
+  const txnId = randomUUID();
   const commitInfo = buildCommitInfo({
+    txnId,
     operation: options.operation,
     operationParameters: options.operationParameters,
     operationMetrics: options.operationMetrics,
@@ -167,10 +156,13 @@ export async function commitTransaction(
   const rebasedPast: number[] = [];
   for (let attempt = 0; ; attempt++) {
     const version = current.version + 1;
-    const result = await tryCommitVersion(store, version, bytes, options.signal);
+    const result = await tryCommitVersion(store, version, bytes, txnId, {
+      signal: options.signal,
+      resolution: options.outcomeResolution,
+    });
     if (result.kind === "committed") {
       const after = current.withCommits([{ version, actions: ordered }]);
-      return finish(store, after, attempt + 1, rebasedPast, options.hooks);
+      return finish(store, after, { txnId, attempts: attempt + 1, rebasedPast }, options.hooks);
     }
     const winners = await readWinners(store, version, table, options.signal);
     for (const winner of winners) {
@@ -202,6 +194,7 @@ export interface CreateTableOptions {
   operation?: string | undefined;
   operationParameters?: Record<string, unknown> | undefined;
   hooks?: PostCommitHooks | undefined;
+  outcomeResolution?: OutcomeResolution | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -245,7 +238,9 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
   checkWriteSupport(protocol, metaData, table, "append");
   const actions: Action[] = [{ protocol }, { metaData }, ...(options.actions ?? [])];
   validateActions(actions.slice(2), metaData, table);
+  const txnId = randomUUID();
   const commitInfo = buildCommitInfo({
+    txnId,
     operation: options.operation ?? "CREATE TABLE",
     operationParameters: options.operationParameters ?? {
       mode: "ErrorIfExists",
@@ -261,26 +256,27 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
   const result =
     existing.length > 0
       ? ({ kind: "conflict", version: 0 } as const)
-      : await tryCommitVersion(store, 0, serializeCommit([{ commitInfo }, ...actions]), options.signal);
+      : await tryCommitVersion(store, 0, serializeCommit([{ commitInfo }, ...actions]), txnId, {
+          signal: options.signal,
+          resolution: options.outcomeResolution,
+        });
   if (result.kind === "conflict") {
     throw new DeltaLiteError("already_exists", `a Delta table already exists at ${table}`);
   }
   const snapshot = await Snapshot.open(store, { version: 0, signal: options.signal });
-  return finish(store, snapshot, 1, [], options.hooks);
+  return finish(store, snapshot, { txnId, attempts: 1, rebasedPast: [] }, options.hooks);
 }
 
 async function finish(
   store: ObjectStore,
   snapshot: Snapshot,
-  attempts: number,
-  rebasedPast: number[],
+  landed: Pick<CommitResult, "txnId" | "attempts" | "rebasedPast">,
   hooks: PostCommitHooks | undefined,
 ): Promise<CommitResult> {
   const due = checkpointDue(snapshot.version, snapshot.configuration);
   const result: CommitResult = {
     version: snapshot.version,
-    attempts,
-    rebasedPast,
+    ...landed,
     snapshot,
     checkpointDue: due,
   };

@@ -95,6 +95,42 @@ export class DeltaLiteSourceTooLargeError extends DeltaLiteError {
   }
 }
 
+/**
+ * A commit was sent, but the store never said whether it landed and reading the commit back could not tell
+ * either (the store kept failing). Nothing was deleted: the data files the commit names stay, so the table
+ * is whole either way (vacuum removes them if the commit did not land). Not retryable as it stands: reload
+ * the table and look for `txnId` in the commitInfo of `version` before sending the same change again.
+ */
+export class DeltaLiteCommitOutcomeUnknownError extends DeltaLiteError {
+  readonly commitOutcome = "unknown" as const;
+  /** The version the commit was sent as. */
+  readonly version: number;
+  /** The `commitInfo.txnId` the commit carries (how to recognise it in the log). */
+  readonly txnId: string;
+  constructor(message: string, options: DeltaLiteErrorOptions & { version: number; txnId: string }) {
+    super("generic", message, { ...options, retryable: false });
+    this.name = "DeltaLiteCommitOutcomeUnknownError";
+    this.version = options.version;
+    this.txnId = options.txnId;
+  }
+
+  override toJSON(): ReturnType<DeltaLiteError["toJSON"]> & {
+    commitOutcome: "unknown";
+    version: number;
+    txnId: string;
+  } {
+    return { ...super.toJSON(), commitOutcome: this.commitOutcome, version: this.version, txnId: this.txnId };
+  }
+}
+
+/**
+ * True when `value` says a commit's outcome is unknown (see `DeltaLiteCommitOutcomeUnknownError`): the
+ * caller must keep the files that commit names. Judged by the error's fields, so it holds across copies.
+ */
+export function isCommitOutcomeUnknown(value: unknown): value is DeltaLiteCommitOutcomeUnknownError {
+  return isDeltaLiteError(value) && (value as { commitOutcome?: unknown }).commitOutcome === "unknown";
+}
+
 /** True for any deltalite error, also across duplicated copies of this package. */
 export function isDeltaLiteError(value: unknown): value is DeltaLiteError {
   return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;

@@ -12,6 +12,7 @@ import type {
   PutResult,
   SignalOptions,
   StoreMethod,
+  TempSweepOptions,
 } from "./types.js";
 
 export interface MethodCount {
@@ -98,6 +99,13 @@ export class CountingStore implements ObjectStore {
   async delete(key: string, options?: SignalOptions): Promise<void> {
     this.#record("delete", key, 0);
     return this.#inner.delete(key, options);
+  }
+  async removeStaleTempFiles(
+    prefix: string,
+    olderThanMs: number,
+    options?: TempSweepOptions,
+  ): Promise<string[]> {
+    return (await this.#inner.removeStaleTempFiles?.(prefix, olderThanMs, options)) ?? [];
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A wrapper that injects faults on chosen calls: an error, a delay, a call that never answers (until its
- * AbortSignal fires), or a truncated body. Later layers use it to prove that failures leave tables
+ * AbortSignal fires), a truncated body, an error after the call took effect (a lost answer), or an error at
+ * once for a call that reaches the store later (a request that lands after its client gave up). Later layers use it to prove that failures leave tables
  * unchanged and that a stalled request cannot hold other work hostage.
  */
 import { DeltaLiteError } from "@deltalite/errors";
@@ -14,6 +15,7 @@ import type {
   PutResult,
   SignalOptions,
   StoreMethod,
+  TempSweepOptions,
 } from "./types.js";
 
 export type Fault =
@@ -22,7 +24,11 @@ export type Fault =
   /** Never settles; rejects with `aborted` when the call's signal fires. */
   | { type: "hang" }
   /** `get` returns only the first `bytes` bytes of the real answer. */
-  | { type: "truncate"; bytes: number };
+  | { type: "truncate"; bytes: number }
+  /** The call runs to completion on the inner store, then fails with `error` (an answer lost after the store applied it). */
+  | { type: "errorAfter"; error: () => Error }
+  /** The caller gets `error` at once; the call reaches the inner store `ms` later (a request that lands after the client gave up). */
+  | { type: "landsLate"; ms: number; error: () => Error };
 
 export interface FaultRule {
   method: StoreMethod | "*";
@@ -41,6 +47,8 @@ export class FaultyStore implements ObjectStore {
   readonly #rules: { rule: FaultRule; seen: number; fired: number }[];
   /** Number of faults fired so far. */
   fired = 0;
+  /** Outcomes of `landsLate` calls (each resolves to the value or the error the late call met). */
+  readonly late: Promise<unknown>[] = [];
 
   constructor(inner: ObjectStore, rules: FaultRule[] = []) {
     this.#inner = inner;
@@ -91,38 +99,64 @@ export class FaultyStore implements ObjectStore {
         await sleep(Number.POSITIVE_INFINITY, signal, key);
         return undefined;
       case "truncate":
+      case "errorAfter":
+      case "landsLate":
         return fault;
     }
   }
 
+  /** Runs `call` under the rules: pre-call faults first, then the call, then an `errorAfter` fault. */
+  async #run<T>(
+    method: StoreMethod,
+    key: string,
+    signal: AbortSignal | undefined,
+    call: () => Promise<T>,
+  ): Promise<{ value: T; fault: Fault | undefined }> {
+    const fault = await this.#before(method, key, signal);
+    if (fault?.type === "landsLate") {
+      const delay = new Promise((resolve) => setTimeout(resolve, fault.ms));
+      this.late.push(delay.then(call).catch((error: unknown) => error));
+      throw fault.error();
+    }
+    const value = await call();
+    if (fault?.type === "errorAfter") throw fault.error();
+    return { value, fault };
+  }
+
   async get(key: string, options?: GetOptions): Promise<Uint8Array> {
-    const fault = await this.#before("get", key, options?.signal);
-    const data = await this.#inner.get(key, options);
-    return fault?.type === "truncate" ? data.slice(0, fault.bytes) : data;
+    const { value, fault } = await this.#run("get", key, options?.signal, () =>
+      this.#inner.get(key, options),
+    );
+    return fault?.type === "truncate" ? value.slice(0, fault.bytes) : value;
   }
   async head(key: string, options?: SignalOptions): Promise<ObjectMeta> {
-    await this.#before("head", key, options?.signal);
-    return this.#inner.head(key, options);
+    return (await this.#run("head", key, options?.signal, () => this.#inner.head(key, options))).value;
   }
   async put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult> {
-    await this.#before("put", key, options?.signal);
-    return this.#inner.put(key, data, options);
+    return (await this.#run("put", key, options?.signal, () => this.#inner.put(key, data, options))).value;
   }
   async putMultipart(
     key: string,
     chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     options?: MultipartPutOptions,
   ): Promise<PutResult> {
-    await this.#before("putMultipart", key, options?.signal);
-    return this.#inner.putMultipart(key, chunks, options);
+    const call = () => this.#inner.putMultipart(key, chunks, options);
+    return (await this.#run("putMultipart", key, options?.signal, call)).value;
   }
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta> {
-    await this.#before("list", prefix, options?.signal);
+    const fault = await this.#before("list", prefix, options?.signal);
     yield* this.#inner.list(prefix, options);
+    if (fault?.type === "errorAfter") throw fault.error();
   }
   async delete(key: string, options?: SignalOptions): Promise<void> {
-    await this.#before("delete", key, options?.signal);
-    return this.#inner.delete(key, options);
+    await this.#run("delete", key, options?.signal, () => this.#inner.delete(key, options));
+  }
+  async removeStaleTempFiles(
+    prefix: string,
+    olderThanMs: number,
+    options?: TempSweepOptions,
+  ): Promise<string[]> {
+    return (await this.#inner.removeStaleTempFiles?.(prefix, olderThanMs, options)) ?? [];
   }
 }
 

@@ -41,6 +41,7 @@ export type {
   SignalOptions,
   StoreCapabilities,
   StoreMethod,
+  TempSweepOptions,
 } from "./types.js";
 export {
   type Location,

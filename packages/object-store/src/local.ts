@@ -23,6 +23,7 @@ import type {
   PutResult,
   SignalOptions,
   StoreCapabilities,
+  TempSweepOptions,
 } from "./types.js";
 
 /** Temp files carry this prefix; listings skip them. */
@@ -131,13 +132,42 @@ export class LocalFileStore implements ObjectStore {
       } else {
         await fs.rename(temp, file);
       }
-      const stats = await fs.stat(file);
-      return { etag: etagOf(stats) };
     } catch (error) {
+      await fs.rm(temp, { force: true }).catch(() => undefined);
       throw this.#mapError(error, key);
-    } finally {
-      await fs.rm(temp, { force: true });
     }
+    // The object is in place: nothing after this point may report the put as failed (a caller would
+    // take a stored commit for a lost one). A temp file left behind is swept by `removeStaleTempFiles`.
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    return { etag: await fs.stat(file).then(etagOf, () => undefined) };
+  }
+
+  /**
+   * Deletes temp files (`.deltalite-tmp-*`) under `prefix` last modified before `olderThanMs` (epoch ms):
+   * leftovers of writers that crashed between writing a temp file and linking it. Returns the keys removed.
+   * Temp files of writes in progress are younger than any sensible cut-off.
+   */
+  async removeStaleTempFiles(
+    prefix: string,
+    olderThanMs: number,
+    options: TempSweepOptions = {},
+  ): Promise<string[]> {
+    validatePrefix(prefix);
+    const slash = prefix.lastIndexOf("/");
+    const temps: ObjectMeta[] = [];
+    await this.#walk(
+      slash < 0 ? "" : prefix.slice(0, slash + 1),
+      prefix,
+      undefined,
+      temps,
+      options.signal,
+      "temp",
+    );
+    const stale = temps.filter((meta) => meta.lastModified < olderThanMs).map((meta) => meta.key);
+    if (!options.dryRun) {
+      for (const key of stale) await fs.rm(path.join(this.#dir, ...key.split("/")), { force: true });
+    }
+    return stale.sort(compareUtf8);
   }
 
   async *list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectMeta> {
@@ -156,6 +186,7 @@ export class LocalFileStore implements ObjectStore {
     startAfter: string | undefined,
     out: ObjectMeta[],
     signal: AbortSignal | undefined,
+    files: "objects" | "temp" = "objects",
   ): Promise<void> {
     throwIfAborted(signal, this.root, prefix);
     let entries: import("node:fs").Dirent[];
@@ -169,13 +200,14 @@ export class LocalFileStore implements ObjectStore {
       throw this.#mapError(error, dirKey);
     }
     for (const entry of entries) {
-      if (entry.name.startsWith(LOCAL_TEMP_PREFIX)) continue;
       const key = dirKey + entry.name;
       if (entry.isDirectory()) {
         const asDir = `${key}/`;
         if (asDir.startsWith(prefix) || prefix.startsWith(asDir)) {
-          await this.#walk(asDir, prefix, startAfter, out, signal);
+          await this.#walk(asDir, prefix, startAfter, out, signal, files);
         }
+      } else if (entry.name.startsWith(LOCAL_TEMP_PREFIX) !== (files === "temp")) {
+        // listings never show temp files; the stale-temp sweep sees only them
       } else if (entry.isFile() && key.startsWith(prefix)) {
         if (startAfter !== undefined && compareUtf8(key, startAfter) <= 0) continue;
         try {

@@ -9,6 +9,7 @@ import type {
   PutOptions,
   PutResult,
   SignalOptions,
+  TempSweepOptions,
 } from "./types.js";
 
 export class PrefixedStore implements ObjectStore {
@@ -61,5 +62,13 @@ export class PrefixedStore implements ObjectStore {
   }
   async delete(key: string, options?: SignalOptions): Promise<void> {
     return this.#inner.delete(this.#key(key), options);
+  }
+  async removeStaleTempFiles(
+    prefix: string,
+    olderThanMs: number,
+    options?: TempSweepOptions,
+  ): Promise<string[]> {
+    const keys = await this.#inner.removeStaleTempFiles?.(this.#prefix + prefix, olderThanMs, options);
+    return (keys ?? []).map((key) => key.slice(this.#prefix.length));
   }
 }

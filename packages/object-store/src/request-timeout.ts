@@ -19,6 +19,7 @@ import type {
   PutResult,
   SignalOptions,
   StoreMethod,
+  TempSweepOptions,
 } from "./types.js";
 
 export interface RequestTimeoutPolicy {
@@ -382,6 +383,14 @@ export class TimeoutStore implements ObjectStore {
     await this.#request("delete", key, 0, options.signal, (signal) =>
       this.#inner.delete(key, { ...options, signal }),
     );
+  }
+  /** A walk of local folders, not one request: no request deadline. */
+  async removeStaleTempFiles(
+    prefix: string,
+    olderThanMs: number,
+    options?: TempSweepOptions,
+  ): Promise<string[]> {
+    return (await this.#inner.removeStaleTempFiles?.(prefix, olderThanMs, options)) ?? [];
   }
 }
 

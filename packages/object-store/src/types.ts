@@ -30,6 +30,10 @@ export interface SignalOptions {
   signal?: AbortSignal | undefined;
 }
 
+export interface TempSweepOptions extends SignalOptions {
+  dryRun?: boolean | undefined;
+}
+
 export interface GetOptions extends SignalOptions {
   range?: ByteRange | undefined;
 }
@@ -83,4 +87,11 @@ export interface ObjectStore {
   list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta>;
   /** Removes the object; deleting a missing key succeeds. */
   delete(key: string, options?: SignalOptions): Promise<void>;
+  /**
+   * Stores that stage writes in temp files beside the key (the local file system) delete those under
+   * `prefix` last modified before `olderThanMs` (epoch ms) — what a crash between staging and publishing
+   * leaves — and return their keys (`dryRun`: only return them). Stores without temp files do not have
+   * this method.
+   */
+  removeStaleTempFiles?(prefix: string, olderThanMs: number, options?: TempSweepOptions): Promise<string[]>;
 }

@@ -2,7 +2,9 @@
  * VACUUM: deletes data files the table no longer needs, after the retention period, and records it the way
  * delta-rs does — a `VACUUM START` commit (files and bytes to delete), the deletes, then `VACUUM END`.
  * A dry run (or nothing to delete) commits nothing. Lite mode by default; `full` also removes files the log
- * does not know.
+ * does not know. Both modes also remove a store's stale temp files (a local writer that died between staging
+ * and linking leaves `.deltalite-tmp-*` behind) older than the retention; they are never table files, so
+ * no commit records them.
  */
 import { listAll } from "@deltalite/object-store";
 import type { Snapshot } from "../snapshot.js";
@@ -33,6 +35,8 @@ export interface VacuumResult {
   retentionHours: number;
   /** Versions of the VACUUM START / END commits (empty for a dry run or when nothing was deleted). */
   versions: number[];
+  /** Stale temp files of the store removed (or that would be, in a dry run); never table files. */
+  tempFiles: string[];
 }
 
 export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): Promise<VacuumResult> {
@@ -46,6 +50,7 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
     DEFAULT_DELETED_FILE_RETENTION_MS,
   );
   const retentionMs = vacuumRetentionMs(tableRetentionMs, options.retentionHours, enforce);
+  const nowMs = options.nowMs ?? Date.now();
   const listing = full ? await listAll(store, "", { signal: options.signal }) : undefined;
   const plan = planVacuum({
     livePaths: new Set(snapshot.files.map((f) => f.path)),
@@ -55,7 +60,7 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
     })),
     listing,
     retentionMs,
-    nowMs: options.nowMs ?? Date.now(),
+    nowMs,
     full,
   });
   const result: VacuumResult = {
@@ -65,6 +70,8 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
     bytes: plan.bytes,
     retentionHours: retentionMs / 3_600_000,
     versions: [],
+    tempFiles:
+      (await store.removeStaleTempFiles?.("", nowMs - retentionMs, { dryRun, signal: options.signal })) ?? [],
   };
   if (dryRun || plan.keys.length === 0) return result;
   const start = await commitTransaction(snapshot, [], {

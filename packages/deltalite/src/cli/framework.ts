@@ -2,7 +2,8 @@
  * The CLI's frame: verb dispatch, option parsing (node:util parseArgs), storage options from
  * `--storage-option KEY=VALUE`, and the output contract of SPEC §3a — with `--json` exactly one JSON
  * document on stdout; human output and progress on stderr; exit 0 on success, 2 on a usage error, 1 on an
- * operational error (printed as `{"error": {"kind", "message"}}` with `--json`, and one line on stderr).
+ * operational error (printed as `{"error": {"kind", "message", "retryable"}}` with `--json` — plus
+ * `commitOutcome`, `version` and `txnId` when a commit's outcome is unknown — and one line on stderr).
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { isDeltaLiteError } from "@deltalite/errors";
@@ -100,12 +101,18 @@ export async function runCli(argv: readonly string[], verbs: readonly Verb[], io
       io.stderr(`deltalite ${verb.name}: ${error.message}\nusage: ${verb.usage}\n`);
       return 2;
     }
-    const kind = isDeltaLiteError(error) ? error.kind : "generic";
-    const message = error instanceof Error ? error.message : String(error);
-    if (ctx.json) io.stdout(`${JSON.stringify({ error: { kind, message } })}\n`);
-    io.stderr(`deltalite ${verb.name}: ${kind}: ${message.split("\n")[0]}\n`);
+    const document = errorDocument(error);
+    if (ctx.json) io.stdout(`${JSON.stringify({ error: document })}\n`);
+    io.stderr(`deltalite ${verb.name}: ${document.kind}: ${document.message.split("\n")[0]}\n`);
     return 1;
   }
+}
+
+/** The `error` member of the JSON error document: kind, message, retryable (and what the error adds). */
+function errorDocument(error: unknown): { kind: string; message: string; retryable: boolean } {
+  if (isDeltaLiteError(error)) return error.toJSON();
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: "generic", message, retryable: false };
 }
 
 function parseStorageOptionFlags(flags: string[] | undefined): Record<string, string> {

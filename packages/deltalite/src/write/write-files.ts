@@ -61,6 +61,7 @@ export async function writeDataFiles(
     const done = writeParquetFiles(store, channel, {
       schema: dataSchema,
       nextKey: () => `${dir ? `${dir}/` : ""}${dataFileName(part++, codec, writerId)}`,
+      uniqueKeys: true,
       codec,
       targetFileSize: options.targetFileSize,
       maxRowGroupBytes: options.maxRowGroupBytes,

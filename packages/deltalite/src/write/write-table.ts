@@ -14,6 +14,7 @@ import {
   type DeltaSchema,
   defaultMaintenanceHooks,
   deltaSchemaToArrow,
+  discardWrittenFiles,
   type MetadataAction,
   type Snapshot,
   schemaToJson,
@@ -139,7 +140,11 @@ export async function writeNewTable(
       signal: options.signal,
     });
   } catch (error) {
-    await Promise.allSettled(written.adds.map((a) => store.delete(decodeURIComponent(a.path))));
+    await discardWrittenFiles(
+      store,
+      written.adds.map((a) => decodeURIComponent(a.path)),
+      error,
+    );
     throw error;
   }
   return resultOf(commit, written, 0);
@@ -230,7 +235,11 @@ export async function writeExistingTable(
       signal: options.signal,
     });
   } catch (error) {
-    await Promise.allSettled(written.adds.map((a) => store.delete(decodeURIComponent(a.path))));
+    await discardWrittenFiles(
+      store,
+      written.adds.map((a) => decodeURIComponent(a.path)),
+      error,
+    );
     throw error;
   }
   return resultOf(commit, written, removes.length);

@@ -130,6 +130,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   const stream = parquetFileStream(input.store, rows(), {
     schema: input.dataSchema,
     nextKey: () => `${dir ? `${dir}/` : ""}${dataFileName(part++, codec, writerId)}`,
+    uniqueKeys: true,
     codec,
     targetFileSize: input.targetFileSize,
     maxRowGroupBytes: input.maxRowGroupBytes,

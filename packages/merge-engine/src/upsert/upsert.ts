@@ -3,8 +3,9 @@
  * partition key, NULL partition values, duplicate keys) before any write; per touched partition take the
  * live files as candidates, prune them by Add stats and/or the exact key probe, rewrite the hit files with
  * the source rows; then ONE `MERGE` commit of all removes and adds. A retryable commit conflict re-plans
- * against the newest snapshot (the source stays in memory), up to `maxReplans` times. On any failure the
- * files this call wrote are deleted (best effort; no log entry ever referenced them).
+ * against the newest snapshot (the source stays in memory), up to `maxReplans` times. On a failure the
+ * files this call wrote are deleted (best effort; no log entry references them) — except when the commit's
+ * outcome is unknown, when they are kept.
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
@@ -14,6 +15,7 @@ import {
   checkWriteSupport,
   commitTransaction,
   defaultMaintenanceHooks,
+  discardWrittenFiles,
   type FileView,
   type PostCommitContext,
   type PostCommitHooks,
@@ -28,6 +30,7 @@ import {
   DeltaLiteSchemaMismatchError,
   DeltaLiteSourceTooLargeError,
   DeltaLiteUnsupportedTableError,
+  isCommitOutcomeUnknown,
   isDeltaLiteError,
 } from "@deltalite/errors";
 import type { WrittenFile } from "@deltalite/parquet-stream";
@@ -257,7 +260,10 @@ export async function upsert(
   try {
     return await upsertWithin(snapshot, data, options, signal);
   } catch (error) {
-    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.signal.reason;
+    // An unknown commit outcome is the answer even past the deadline (the caller must not retry blindly).
+    if (deadline.signal.aborted && !options.signal?.aborted && !isCommitOutcomeUnknown(error)) {
+      throw deadline.signal.reason;
+    }
     throw error;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
@@ -663,7 +669,11 @@ async function planAndCommit(
     };
   } catch (error) {
     for (const outcome of outcomes) outcome?.collection?.abort();
-    await Promise.allSettled(ctx.written.map((f) => store.delete(f.key)));
+    await discardWrittenFiles(
+      store,
+      ctx.written.map((f) => f.key),
+      error,
+    );
     throw error;
   }
 }

@@ -3,16 +3,22 @@
  * buffer until the object reaches the multipart threshold (an object that ends below it is stored with one
  * `put` of that buffer, no second copy), after which a multipart put takes over and the producer waits
  * whenever more than one part's worth of bytes is queued. The last bytes seen
- * are kept (a bounded tail) so the Parquet footer can be parsed without reading the object back.
+ * are kept (a bounded tail) so the Parquet footer can be parsed without reading the object back. A create
+ * of a unique key whose answer was lost is recognised by the object's size there.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore, PutMode } from "@deltalite/object-store";
+
+/** Failures after which a put cannot have stored anything. */
+const REFUSALS = new Set(["invalid_path", "permission_denied", "unsupported", "not_implemented", "aborted"]);
 
 /** How many trailing bytes the sink keeps for the footer. */
 export const TAIL_BYTES = 1 << 20;
 
 export interface ObjectSinkOptions {
   mode: PutMode;
+  /** The key is a name only this writer uses (see `WriteParquetOptions.uniqueKeys`). */
+  uniqueKey: boolean;
   multipartThresholdBytes: number;
   partSizeBytes: number;
   concurrency: number;
@@ -147,15 +153,37 @@ export class ObjectSink {
 
   /** Completes the object; returns its size and the bytes at its end (at most TAIL_BYTES). */
   async finish(): Promise<{ size: number; tail: Uint8Array }> {
-    if (this.#queue) {
-      this.#queue.close();
-      await this.#upload;
-    } else {
-      const body = this.#held.subarray(0, this.#size);
-      this.#held = new Uint8Array(0);
-      await this.#store.put(this.#key, body, { mode: this.#options.mode, signal: this.#options.signal });
+    try {
+      if (this.#queue) {
+        this.#queue.close();
+        await this.#upload;
+      } else {
+        const body = this.#held.subarray(0, this.#size);
+        this.#held = new Uint8Array(0);
+        await this.#store.put(this.#key, body, { mode: this.#options.mode, signal: this.#options.signal });
+      }
+    } catch (error) {
+      if (!(await this.#storedAnyway(error))) throw error;
     }
     return { size: this.#size, tail: this.#tail };
+  }
+
+  /**
+   * When the key is a name only this writer uses (a data file's fresh UUID), after a failed create an
+   * object at the key of exactly our size is ours: an attempt whose reply was lost or timed out did land (a store's
+   * retry of it then reads `already_exists`, a retried multipart completion `not_found`). One HEAD decides;
+   * nothing is taken as ours on an abort or a refusal.
+   */
+  async #storedAnyway(error: unknown): Promise<boolean> {
+    const { mode, uniqueKey, signal } = this.#options;
+    if (mode !== "create" || !uniqueKey || signal?.aborted) return false;
+    if (isDeltaLiteError(error) && REFUSALS.has(error.kind)) return false;
+    try {
+      const meta = await this.#store.head(this.#key, { signal: this.#options.signal });
+      return meta.size === this.#size;
+    } catch {
+      return false;
+    }
   }
 
   /** Gives up: a multipart upload in flight is aborted and leaves no object behind. */

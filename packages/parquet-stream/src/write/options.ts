@@ -27,6 +27,12 @@ export interface WriteParquetOptions {
   schema: Schema;
   /** Store key of the next file to write; called once per file. Files are written with mode `create`. */
   nextKey: () => string;
+  /**
+   * True when every key `nextKey` gives is a name no other writer uses (a fresh id in it, as data files
+   * have): a create whose answer was lost is then recognised as ours by the object's size at the key.
+   * Default false (a checkpoint's key is shared by every writer of that version).
+   */
+  uniqueKeys?: boolean | undefined;
   codec?: ParquetCodec | undefined;
   /**
    * A row group closes when its uncompressed (pre-compression) size reaches this many bytes, as parquet-rs
@@ -51,6 +57,7 @@ export interface WriteParquetOptions {
 export interface ResolvedWriteOptions {
   schema: Schema;
   nextKey: () => string;
+  uniqueKeys: boolean;
   codec: ParquetCodec;
   maxRowGroupBytes: number;
   maxRowGroupRows: number;
@@ -85,6 +92,7 @@ export function resolveWriteOptions(options: WriteParquetOptions): ResolvedWrite
   return {
     schema: options.schema,
     nextKey: options.nextKey,
+    uniqueKeys: options.uniqueKeys ?? false,
     codec,
     maxRowGroupBytes: positive("maxRowGroupBytes", options.maxRowGroupBytes, DEFAULT_MAX_ROW_GROUP_BYTES),
     maxRowGroupRows: positive("maxRowGroupRows", options.maxRowGroupRows, DEFAULT_MAX_ROW_GROUP_ROWS),

@@ -120,6 +120,7 @@ async function writeOneFile(
   const key = options.nextKey();
   const sink = new ObjectSink(store, key, {
     mode: "create",
+    uniqueKey: options.uniqueKeys,
     multipartThresholdBytes: options.multipartThresholdBytes,
     partSizeBytes: options.multipartPartSizeBytes,
     concurrency: options.multipartConcurrency,
