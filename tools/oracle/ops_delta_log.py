@@ -205,3 +205,20 @@ def op_delta_version_at(args):
     except Exception as error:
         return _error(error)
     return {"version": dt.version()}
+
+
+def op_delta_read_every_version(args):
+    """delta-rs loads and reads every version of the table from 0 to the latest: per version its row count,
+    or the error delta-rs met (a missing data file is a FileNotFoundError / 'not found' error here)."""
+    from deltalake import DeltaTable
+
+    storage_options = args.get("storage_options") or None
+    latest = DeltaTable(args["uri"], storage_options=storage_options).version()
+    out = []
+    for version in range(0, latest + 1):
+        try:
+            dt = DeltaTable(args["uri"], version=version, storage_options=storage_options)
+            out.append({"version": version, "rows": dt.to_pyarrow_table().num_rows})
+        except Exception as error:  # a version delta-rs cannot read is the finding, not a harness failure
+            out.append({"version": version, **_error(error)})
+    return out

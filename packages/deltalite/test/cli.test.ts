@@ -1,6 +1,6 @@
 // The `deltalite` CLI as a user runs it (the built bin in a child process): info / history / vacuum on
 // delta-rs-written tables, local and on the S3 server, checked against delta-rs; the §3a output contract
-// (one JSON document on stdout with --json; exit 0 / 1 / 2; errors as {"error": {kind, message}}).
+// (one JSON document on stdout with --json; exit 0 / 1 / 2; errors as {"error": {kind, message, retryable}}).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -184,11 +184,11 @@ describe("deltalite CLI", () => {
     expect(r.stderr).toMatch(/usage|unknown verb/);
   });
 
-  it("an operational error exits 1 with {error: {kind, message}} on stdout and one line on stderr", () => {
+  it("an operational error exits 1 with {error: {kind, message, retryable}} on stdout and one line on stderr", () => {
     const r = run(["info", path.join(tmp, "no-table-here"), "--json"]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({
-      error: { kind: "not_found", message: expect.stringContaining("no-table-here") },
+      error: { kind: "not_found", message: expect.stringContaining("no-table-here"), retryable: false },
     });
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     const unknownOption = run([

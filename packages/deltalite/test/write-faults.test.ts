@@ -1,6 +1,7 @@
-// Failures injected into the store (FaultyStore) during a write or a scan: the write fails with the injected
-// error, the table keeps its version and files, and no data file of the failed write is left behind; a
-// truncated read never turns into silently wrong rows.
+// Failures injected into the store (FaultyStore) during a write or a scan: a failed data-file upload fails
+// the write with the injected error, the table keeps its version and files, and no data file of the failed
+// write is left behind; an inconclusive commit put is settled (the write lands once), or, when it cannot be,
+// reported as unknown with the files kept; a truncated read never turns into silently wrong rows.
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -37,23 +38,15 @@ async function tableFiles(uri: string): Promise<string[]> {
 }
 
 describe("injected store faults", () => {
-  it.each([
-    ["the commit file put", /_delta_log\/\d{20}\.json$/],
-    ["a data file upload", /\.parquet$/],
-  ])("a failing %s fails the write and leaves the table unchanged", async (_what, key) => {
-    const uri = path.join(tmp, `t-${key.source.length}`);
+  const connectionReset = () =>
+    new DeltaLiteError("generic", "injected: connection reset", { retryable: true });
+
+  it("a failing data file upload fails the write and leaves the table unchanged", async () => {
+    const uri = path.join(tmp, "t-data-upload");
     await DeltaLiteTable.write(uri, rows(0, 30), { partitionBy: ["day"] });
     const before = { version: (await DeltaLiteTable.open(uri)).version, files: await tableFiles(uri) };
     const store = new FaultyStore(new LocalFileStore(uri), [
-      {
-        method: key.source.includes("json") ? "put" : "*",
-        key,
-        times: 1,
-        fault: {
-          type: "error",
-          error: () => new DeltaLiteError("generic", "injected: connection reset", { retryable: true }),
-        },
-      },
+      { method: "*", key: /\.parquet$/, times: 1, fault: { type: "error", error: connectionReset } },
     ]);
     const snapshot = await Snapshot.open(store);
     await expect(writeExistingTable(snapshot, rows(100, 30), {})).rejects.toMatchObject({
@@ -65,6 +58,45 @@ describe("injected store faults", () => {
     expect(after.version).toBe(before.version);
     expect(after.numFiles).toBe(3);
     expect(await tableFiles(uri)).toEqual(before.files);
+  });
+
+  it("a commit put that failed inconclusively once is settled: the write lands exactly once", async () => {
+    const uri = path.join(tmp, "t-commit-once");
+    await DeltaLiteTable.write(uri, rows(0, 30), { partitionBy: ["day"] });
+    const before = await DeltaLiteTable.open(uri);
+    const store = new FaultyStore(new LocalFileStore(uri), [
+      {
+        method: "put",
+        key: /_delta_log\/\d{20}\.json$/,
+        times: 1,
+        fault: { type: "error", error: connectionReset },
+      },
+    ]);
+    const result = await writeExistingTable(await Snapshot.open(store), rows(100, 30), {});
+    expect(store.fired).toBe(1);
+    expect(result.version).toBe(before.version + 1);
+    const after = await DeltaLiteTable.open(uri);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.numFiles).toBe(6);
+    expect((await tableFiles(uri)).length).toBe(6);
+  });
+
+  it("a commit put that never settles keeps the written files and says the outcome is unknown", async () => {
+    const uri = path.join(tmp, "t-commit-unknown");
+    await DeltaLiteTable.write(uri, rows(0, 30), { partitionBy: ["day"] });
+    const before = { version: (await DeltaLiteTable.open(uri)).version, files: await tableFiles(uri) };
+    const commitFile = /_delta_log\/\d{20}\.json$/;
+    const store = new FaultyStore(new LocalFileStore(uri), [
+      { method: "put", key: commitFile, fault: { type: "error", error: connectionReset } },
+    ]);
+    const error = await writeExistingTable(await Snapshot.open(store), rows(100, 30), {}).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ kind: "generic", retryable: false, commitOutcome: "unknown" });
+    const after = await DeltaLiteTable.open(uri);
+    expect(after.version).toBe(before.version);
+    // The three new files stay (a live version might have named them); vacuum takes them later.
+    expect((await tableFiles(uri)).length).toBe(before.files.length + 3);
   });
 
   it("a truncated data-file read is an error, not fewer rows", async () => {
