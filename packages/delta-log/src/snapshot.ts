@@ -128,6 +128,13 @@ export class Snapshot {
     return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true);
   }
 
+  /** Version 0 built in memory from the actions its creator committed (no I/O: the commit path's view). */
+  static fromFirstCommit(store: ObjectStore, actions: readonly ParsedAction[]): Snapshot {
+    const state = new ReplayState(store.root);
+    state.apply(actions);
+    return new Snapshot(store, 0, state, true);
+  }
+
   /** Display name of the table (its root URL). */
   get table(): string {
     return this.#state.table;

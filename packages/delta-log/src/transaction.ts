@@ -253,17 +253,19 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
   // Version 0 may have been cleaned up from an existing table: any log file means the table exists. The
   // create below is still atomic; this only guards that case.
   const existing = await listLogFiles(store, undefined, options.signal);
+  const committed: ParsedAction[] = [{ commitInfo }, ...actions];
   const result =
     existing.length > 0
       ? ({ kind: "conflict", version: 0 } as const)
-      : await tryCommitVersion(store, 0, serializeCommit([{ commitInfo }, ...actions]), txnId, {
+      : await tryCommitVersion(store, 0, serializeCommit(committed), txnId, {
           signal: options.signal,
           resolution: options.outcomeResolution,
         });
   if (result.kind === "conflict") {
     throw new DeltaLiteError("already_exists", `a Delta table already exists at ${table}`);
   }
-  const snapshot = await Snapshot.open(store, { version: 0, signal: options.signal });
+  // Built from what was committed: a read here could fail and turn a created table into a failed call.
+  const snapshot = Snapshot.fromFirstCommit(store, committed);
   return finish(store, snapshot, { txnId, attempts: 1, rebasedPast: [] }, options.hooks);
 }
 

@@ -181,7 +181,7 @@ export class DeltaLiteTable {
         let openMs = performance.now() - started;
         const stats = await upsertInto(latest, data, withEnvDefaults(options));
         started = performance.now();
-        this.#snapshot = await latest.reload(signal);
+        this.#snapshot = await reloadedOrAsIs(latest, signal);
         openMs += performance.now() - started;
         const initialOpenMs = this.#initialOpenMs;
         this.#initialOpenMs = 0;
@@ -253,7 +253,7 @@ export class DeltaLiteTable {
     return this.#serial(async () => {
       const latest = await this.#snapshot.reload({ ...(options.signal ? { signal: options.signal } : {}) });
       const result = await vacuumTable(latest, options);
-      this.#snapshot = result.versions.length > 0 ? await latest.reload() : latest;
+      this.#snapshot = result.versions.length > 0 ? await reloadedOrAsIs(latest, {}) : latest;
       return result;
     });
   }
@@ -263,5 +263,17 @@ export class DeltaLiteTable {
     const run = this.#queue.then(operation, operation);
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/**
+ * The table after a call that has committed: the reload moves the handle, but its failure must not turn a
+ * landed commit into a failed call (every operation reloads first anyway).
+ */
+async function reloadedOrAsIs(snapshot: Snapshot, options: { signal?: AbortSignal }): Promise<Snapshot> {
+  try {
+    return await snapshot.reload(options);
+  } catch {
+    return snapshot;
   }
 }

@@ -1,0 +1,208 @@
+// Faults between our S3 client and the real (moto) server, injected by the tools' fault proxy on loopback:
+// a reply dropped after the server stored the request, a stall past the request deadline that lands later,
+// a 5xx before and after forwarding, a request dropped before forwarding — on the commit PUT and on the
+// data-file PUTs of upsert, append, overwrite, the upsert's relax commit and vacuum. After each: the answer
+// agrees with the table (success exactly when the operation's commit landed, a landed commit reported and
+// written once), delta-rs reads every version, and no file a version references is missing.
+import { isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
+import type { ProxyFault } from "@deltalite/tools/fault-proxy";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeltaLiteTable } from "../src/index.js";
+import {
+  dataFilesOnServer,
+  type FaultRig,
+  loggedCommits,
+  rowsOf,
+  STALL_MS,
+  startRig,
+  strictSchema,
+  wholeness,
+} from "./fault-rig.js";
+
+let rig: FaultRig;
+beforeAll(async () => {
+  rig = await startRig("commit-faults");
+});
+afterAll(async () => {
+  await rig?.close();
+});
+
+type Op = "upsert" | "append" | "overwrite" | "relax" | "vacuum";
+
+const commitFaults: ProxyFault[] = [
+  { type: "drop-after" },
+  { type: "stall", ms: STALL_MS },
+  { type: "status-before", status: 503 },
+  { type: "status-after", status: 500 },
+  { type: "drop-before" },
+];
+const dataFaults: ProxyFault[] = [
+  { type: "drop-after" },
+  { type: "stall", ms: STALL_MS },
+  { type: "status-before", status: 503 },
+  { type: "status-after", status: 500 },
+];
+const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+
+/** Creates the table straight on moto; returns its version and delta-rs's row count. */
+async function setUp(op: Op, uri: string): Promise<{ version: number; rows: number }> {
+  const direct = { storageOptions: rig.direct };
+  if (op === "relax") {
+    const table = await DeltaLiteTable.create(uri, strictSchema(), { ...direct, partitionBy: ["part"] });
+    await table.write(rowsOf(ids(0, 30), "old"));
+  } else {
+    const { table } = await DeltaLiteTable.write(uri, rowsOf(ids(0, 30), "old"), {
+      ...direct,
+      partitionBy: ["part"],
+    });
+    if (op === "vacuum") await table.write(rowsOf(ids(0, 12), "new"), { mode: "overwrite" });
+  }
+  const table = await DeltaLiteTable.open(uri, direct);
+  return { version: table.version, rows: op === "vacuum" ? 12 : 30 };
+}
+
+/** Runs `op` through the proxy with commitMetadata.opId; returns the version it reports, or its error. */
+async function run(op: Op, uri: string, opId: string): Promise<{ version?: number; error?: unknown }> {
+  const commitMetadata = { opId };
+  try {
+    const table = await DeltaLiteTable.open(uri, { storageOptions: rig.viaProxy });
+    switch (op) {
+      case "upsert":
+      case "relax": {
+        const source = rowsOf([...ids(20, 10), ...ids(100, 5)], "upd", (id) => op === "relax" && id === 21);
+        const stats = await table.upsert(source, {
+          primaryKeys: ["id"],
+          partitionKey: "part",
+          commitMetadata,
+        });
+        return { version: stats.version };
+      }
+      case "append":
+        return { version: (await table.write(rowsOf(ids(200, 15), "app"), { commitMetadata })).version };
+      case "overwrite":
+        return {
+          version: (await table.write(rowsOf(ids(300, 9), "ovr"), { mode: "overwrite", commitMetadata }))
+            .version,
+        };
+      case "vacuum": {
+        const result = await table.vacuum({
+          retentionHours: 0,
+          enforceRetentionDuration: false,
+          commitMetadata,
+        });
+        expect(result.files.length).toBeGreaterThan(0);
+        return { version: result.versions.at(-1) };
+      }
+    }
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** delta-rs's row count after a landed `op` on a table of `before` rows. */
+function rowsAfter(op: Op, before: number): number {
+  return { upsert: before + 5, relax: before + 5, append: before + 15, overwrite: 9, vacuum: before }[op];
+}
+
+let n = 0;
+async function faultCase(op: Op, target: "commit" | "data", fault: ProxyFault) {
+  const name = `${op}-${target}-${fault.type}-${++n}`;
+  const uri = `s3://${rig.bucket}/${name}`;
+  const before = await setUp(op, uri);
+  // The operation's own commit: the relax commit comes first for "relax", VACUUM START for "vacuum".
+  const commitVersion = String(before.version + 1).padStart(20, "0");
+  const path =
+    target === "commit"
+      ? new RegExp(`^/${rig.bucket}/${name}/_delta_log/${commitVersion}\\.json$`)
+      : new RegExp(`^/${rig.bucket}/${name}/.*\\.parquet$`);
+  rig.proxy.clearEvents();
+  rig.proxy.setRules([{ method: "PUT", path, times: 1, fault }]);
+  const outcome = await run(op, uri, name);
+  await rig.proxy.idle(10_000); // a stalled request lands (or is refused) before we judge
+  rig.proxy.setRules([]);
+
+  expect(rig.proxy.events().filter((e) => e.fault === fault.type && path.test(e.path))).toHaveLength(1);
+  const commits = (await loggedCommits(uri, rig.direct)).filter((c) => c.version > before.version);
+  const ours = commits.filter((c) => c.opId === name);
+  // A vacuum deletes what versions before the table's overwrite referenced: those are not judged.
+  const whole = await wholeness(rig, uri, op === "vacuum" ? before.version : 0);
+  expect(whole.missing).toEqual([]);
+  expect(whole.versions.filter((v) => v.error !== undefined)).toEqual([]);
+  expect(isCommitOutcomeUnknown(outcome.error), String(outcome.error)).toBe(false);
+  if (outcome.error === undefined) {
+    // Landed, and exactly once: one commit of the operation (VACUUM START + END for vacuum), one relax commit.
+    expect(ours.map((c) => c.operation)).toEqual(
+      op === "vacuum"
+        ? ["VACUUM START", "VACUUM END"]
+        : [op === "append" || op === "overwrite" ? "WRITE" : "MERGE"],
+    );
+    expect(outcome.version).toBe(ours.at(-1)?.version);
+    expect(commits.length).toBe(ours.length + (op === "relax" ? 1 : 0));
+    expect(whole.versions.at(-1)?.rows).toBe(rowsAfter(op, before.rows));
+  } else {
+    expect(isDeltaLiteError(outcome.error), String(outcome.error)).toBe(true);
+    expect(ours).toEqual([]);
+  }
+  return { outcome, name, uri };
+}
+
+describe("commit PUT faults through a proxy to moto", () => {
+  for (const op of ["upsert", "append", "overwrite", "relax", "vacuum"] as const) {
+    for (const fault of commitFaults) {
+      it(`${op}: ${fault.type} on its commit PUT — it lands once and the call says so`, async () => {
+        const { outcome } = await faultCase(op, "commit", fault);
+        // One fault on one request is always recoverable: the outcome is settled as a success.
+        expect(outcome.error, String(outcome.error)).toBeUndefined();
+      });
+    }
+  }
+});
+
+describe("data-file PUT faults through a proxy to moto", () => {
+  for (const op of ["upsert", "append", "overwrite"] as const) {
+    for (const fault of dataFaults) {
+      it(`${op}: ${fault.type} on a data-file PUT — the answer agrees with the table`, async () => {
+        const { outcome } = await faultCase(op, "data", fault);
+        if (fault.type === "stall") {
+          // The file is not there when the deadline passes, so the call fails (typed, retryable) and commits
+          // nothing; the late file is an orphan for vacuum.
+          expect(outcome.error).toMatchObject({ kind: "timeout", retryable: true });
+        } else {
+          // A lost reply or a 5xx after storing: the retry's 412 is recognised as our own file.
+          expect(outcome.error, String(outcome.error)).toBeUndefined();
+        }
+      });
+    }
+  }
+});
+
+describe("a commit PUT that keeps failing", () => {
+  it("append: every commit PUT answered 503 — outcome unknown, files kept, table unchanged; vacuum takes them", async () => {
+    const name = `unknown-${++n}`;
+    const uri = `s3://${rig.bucket}/${name}`;
+    const before = await setUp("append", uri);
+    const filesBefore = await dataFilesOnServer(uri, rig.direct);
+    rig.proxy.setRules([
+      {
+        method: "PUT",
+        path: new RegExp(`^/${rig.bucket}/${name}/_delta_log/.*\\.json$`),
+        fault: { type: "status-before", status: 503 },
+      },
+    ]);
+    const outcome = await run("append", uri, name);
+    rig.proxy.setRules([]);
+    expect(isCommitOutcomeUnknown(outcome.error), String(outcome.error)).toBe(true);
+    expect(outcome.error).toMatchObject({ kind: "generic", retryable: false, version: before.version + 1 });
+    expect((await loggedCommits(uri, rig.direct)).length).toBe(before.version + 1);
+    const filesAfter = await dataFilesOnServer(uri, rig.direct);
+    expect(filesAfter.length).toBeGreaterThan(filesBefore.length);
+    const whole = await wholeness(rig, uri);
+    expect(whole.missing).toEqual([]);
+    // The kept files are referenced by no version: a full vacuum removes exactly them.
+    const table = await DeltaLiteTable.open(uri, { storageOptions: rig.direct });
+    const vacuumed = await table.vacuum({ full: true, retentionHours: 0, enforceRetentionDuration: false });
+    expect(vacuumed.files.filter((f) => !filesBefore.includes(f)).sort()).toEqual(
+      filesAfter.filter((f) => !filesBefore.includes(f)),
+    );
+  });
+});
