@@ -6,7 +6,7 @@
  * version references exists on the server.
  */
 import { randomBytes } from "node:crypto";
-import { listLogFiles, parseCommit, Snapshot } from "@deltalite/delta-log";
+import { decodeLogPath, listLogFiles, parseCommit, Snapshot } from "@deltalite/delta-log";
 import { listAll, openStore } from "@deltalite/object-store";
 import { type FaultProxy, startFaultProxy } from "@deltalite/tools/fault-proxy";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
@@ -77,11 +77,15 @@ export interface LoggedCommit {
   opId: unknown;
 }
 
-/** Every commit of the table, read straight from moto. */
-export async function loggedCommits(uri: string, direct: Record<string, string>): Promise<LoggedCommit[]> {
+/** The commits of the table from `fromVersion` on (all by default), read straight from moto. */
+export async function loggedCommits(
+  uri: string,
+  direct: Record<string, string>,
+  fromVersion?: number,
+): Promise<LoggedCommit[]> {
   const store = openStore(uri, { storageOptions: direct });
   const out: LoggedCommit[] = [];
-  for (const file of await listLogFiles(store)) {
+  for (const file of await listLogFiles(store, fromVersion)) {
     if (file.kind !== "commit") continue;
     const info = parseCommit(await store.get(file.key), file.key).find((a) => "commitInfo" in a);
     const commitInfo = info && "commitInfo" in info ? info.commitInfo : {};
@@ -98,8 +102,10 @@ export interface Wholeness {
 }
 
 /**
- * Is every version from `fromVersion` on whole? delta-rs reads each one; every data file it references
- * exists on the server. (After a vacuum, versions older than the one it vacuumed for are not expected to be.)
+ * Is every version from `fromVersion` on whole? delta-rs reads each one, and every data file one of them
+ * references exists on the server: the live files at `fromVersion` and every file a later commit adds (a
+ * file live in some version was added by a commit at or before it). After a vacuum, versions older than the
+ * one it vacuumed for are not expected to be whole.
  */
 export async function wholeness(rig: FaultRig, uri: string, fromVersion = 0): Promise<Wholeness> {
   const every = (await rig.oracle.call("delta_read_every_version", {
@@ -109,13 +115,18 @@ export async function wholeness(rig: FaultRig, uri: string, fromVersion = 0): Pr
   const versions = every.filter((v) => v.version >= fromVersion);
   const store = openStore(uri, { storageOptions: rig.direct });
   const present = new Set((await listAll(store, "")).map((m) => m.key));
-  const missing = new Set<string>();
-  const latest = versions.at(-1)?.version ?? -1;
-  for (let version = fromVersion; version <= latest; version++) {
-    const snapshot = await Snapshot.open(store, { version });
-    for (const file of snapshot.files) if (!present.has(file.path)) missing.add(`v${version}: ${file.path}`);
+  const referenced = new Map<string, number>();
+  for (const file of (await Snapshot.open(store, { version: fromVersion })).files) {
+    referenced.set(file.path, fromVersion);
   }
-  return { versions, missing: [...missing] };
+  for (const file of await listLogFiles(store, fromVersion + 1)) {
+    if (file.kind !== "commit") continue;
+    for (const action of parseCommit(await store.get(file.key), file.key)) {
+      if ("add" in action) referenced.set(decodeLogPath(action.add.path), file.version);
+    }
+  }
+  const missing = [...referenced].filter(([key]) => !present.has(key)).map(([key, v]) => `v${v}: ${key}`);
+  return { versions, missing };
 }
 
 /** The data files (`.parquet`) under the table root on the server. */
