@@ -98,4 +98,32 @@ describe("vacuum equals delta-rs's", () => {
     // With the default 7-day retention nothing written a moment ago is old enough.
     expect((await vacuum(snapshot, {})).files).toEqual([]);
   });
+
+  it("removes the local store's stale temp files (both modes, never young ones, none in a dry run)", async () => {
+    const uri = await tableWithTombstones("t-temp");
+    const old = Date.now() / 1000 - 8 * 24 * 3600;
+    const stale = [
+      path.join(uri, "day=a", ".deltalite-tmp-0123456789abcdef"),
+      path.join(uri, "_delta_log", ".deltalite-tmp-aa"),
+    ];
+    for (const file of stale) {
+      await fs.writeFile(file, "left by a writer that died before linking");
+      await fs.utimes(file, old, old);
+    }
+    const young = path.join(uri, "day=b", ".deltalite-tmp-in-progress");
+    await fs.mkdir(path.dirname(young), { recursive: true });
+    await fs.writeFile(young, "a write in progress");
+    const snapshot = await Snapshot.open(new LocalFileStore(uri));
+    const dry = await vacuum(snapshot, { dryRun: true });
+    expect(dry.tempFiles).toEqual(["_delta_log/.deltalite-tmp-aa", "day=a/.deltalite-tmp-0123456789abcdef"]);
+    for (const file of stale) await expect(fs.stat(file)).resolves.toBeDefined();
+    const real = await vacuum(snapshot, {});
+    expect(real.tempFiles).toEqual(dry.tempFiles);
+    expect(real.versions).toEqual([]); // temp files are not table files: no commit records them
+    for (const file of stale) await expect(fs.stat(file)).rejects.toThrow();
+    await expect(fs.stat(young)).resolves.toBeDefined();
+    // A zero retention takes the young one too (the user's choice, as for data files).
+    const zero = await vacuum(snapshot, { retentionHours: 0, enforceRetentionDuration: false, dryRun: true });
+    expect(zero.tempFiles).toEqual(["day=b/.deltalite-tmp-in-progress"]);
+  });
 });

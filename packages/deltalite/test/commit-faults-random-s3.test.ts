@@ -68,6 +68,7 @@ describe("a seeded run with 10% random faults", () => {
     const verdicts: Record<string, number> = {};
     const failures: Record<string, number> = {};
     const disagreements: string[] = [];
+    const examples: string[] = [];
     const kinds: Record<string, number> = {};
     let latest = (await loggedCommits(uri, rig.direct)).at(-1)?.version ?? -1;
     for (let i = 1; i <= OPS; i++) {
@@ -120,6 +121,7 @@ describe("a seeded run with 10% random faults", () => {
           ? `${error.kind}${error.retryable ? " (retryable)" : ""}`
           : "not typed";
         failures[key] = (failures[key] ?? 0) + 1;
+        if (failures[key] <= 2) examples.push(`${opId} ${kind}: ${String(error).slice(0, 300)}`);
       }
       if (verdict === "disagrees") {
         disagreements.push(
@@ -151,6 +153,7 @@ describe("a seeded run with 10% random faults", () => {
       faultsFired: faults,
       verdicts,
       failures,
+      failureExamples: examples,
       disagreements: disagreements.length,
       versions: whole.versions.length,
       corruptVersions: corrupt.length,

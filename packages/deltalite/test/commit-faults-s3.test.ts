@@ -4,8 +4,14 @@
 // data-file PUTs of upsert, append, overwrite, the upsert's relax commit and vacuum. After each: the answer
 // agrees with the table (success exactly when the operation's commit landed, a landed commit reported and
 // written once), delta-rs reads every version, and no file a version references is missing.
+import { spawn } from "node:child_process";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
 import type { ProxyFault } from "@deltalite/tools/fault-proxy";
+import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeltaLiteTable } from "../src/index.js";
 import {
@@ -204,5 +210,80 @@ describe("a commit PUT that keeps failing", () => {
     expect(vacuumed.files.filter((f) => !filesBefore.includes(f)).sort()).toEqual(
       filesAfter.filter((f) => !filesBefore.includes(f)),
     );
+  });
+});
+
+describe("the CLI through the proxy", () => {
+  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+
+  /** Runs the built CLI in a child process (asynchronously: the proxy serves from this process). */
+  function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  async function appendViaCli(name: string, rule: Parameters<FaultRig["proxy"]["setRules"]>[0][number]) {
+    const uri = `s3://${rig.bucket}/${name}`;
+    const before = await setUp("append", uri);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "deltalite-cli-faults-"));
+    const input = path.join(dir, "rows.arrow");
+    await fs.writeFile(input, tableToIPC(rowsOf(ids(500, 7), "cli"), "file"));
+    const options = Object.entries(rig.viaProxy).flatMap(([k, v]) => ["--storage-option", `${k}=${v}`]);
+    rig.proxy.setRules([rule]);
+    const out = await runCli(["write", uri, "--input", input, "--mode", "append", "--json", ...options]);
+    await rig.proxy.idle(10_000);
+    rig.proxy.setRules([]);
+    await fs.rm(dir, { recursive: true, force: true });
+    return { out, before, commits: await loggedCommits(uri, rig.direct), uri };
+  }
+
+  it("write --mode append with the commit reply dropped: exit 0, the version it names, committed once", async () => {
+    const name = `cli-drop-${++n}`;
+    const commit = new RegExp(`^/${rig.bucket}/${name}/_delta_log/0{19}1\\.json$`);
+    const { out, commits, uri } = await appendViaCli(name, {
+      method: "PUT",
+      path: commit,
+      times: 1,
+      fault: { type: "drop-after" },
+    });
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ version: 1, rowsWritten: 7 });
+    expect(commits.map((c) => c.version)).toEqual([0, 1]);
+    expect((await wholeness(rig, uri)).versions.map((v) => v.rows)).toEqual([30, 37]);
+  });
+
+  it("write --mode append whose commit never settles: exit 1, the JSON error says unknown and not retryable", async () => {
+    const name = `cli-unknown-${++n}`;
+    const { out, commits } = await appendViaCli(name, {
+      method: "PUT",
+      path: new RegExp(`^/${rig.bucket}/${name}/_delta_log/.*\\.json$`),
+      fault: { type: "status-before", status: 503 },
+    });
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stdout)).toEqual({
+      error: {
+        kind: "generic",
+        message: expect.stringContaining("may or may not have landed"),
+        retryable: false,
+        commitOutcome: "unknown",
+        version: 1,
+        txnId: expect.any(String),
+      },
+    });
+    // One line of ours (the AWS SDK adds its own Node-version notice on Node 20).
+    expect(out.stderr.split("\n").filter((line) => line.startsWith("deltalite "))).toHaveLength(1);
+    expect(out.stdout + out.stderr).not.toContain(rig.direct.AWS_SECRET_ACCESS_KEY);
+    expect(commits.map((c) => c.version)).toEqual([0]);
   });
 });
