@@ -4,6 +4,22 @@
  * the process-level probe-cache controls.
  */
 
+export {
+  type BatchSource,
+  type LimitsSnapshot,
+  limitsSnapshot,
+  SCAN_FILTER_OPS,
+  type ScanFilterCondition,
+  type ScanFilterOp,
+  type ScanFilterValue,
+  type ScanMetrics,
+  type ScanOptions,
+  type ScanPlan,
+  scanTable,
+  TableScan,
+  type WriteOptions,
+  type WriteResult,
+} from "@deltalite/data-files";
 export type {
   CommitHistoryEntry,
   FileStats,
@@ -12,13 +28,7 @@ export type {
   VacuumResult,
 } from "@deltalite/delta-log";
 export * from "@deltalite/errors";
-export {
-  type LimitsSnapshot,
-  limitsSnapshot,
-  type PruneStrategy,
-  type UpsertOptions,
-  type UpsertSource,
-} from "@deltalite/merge-engine";
+export type { PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
 export {
   CountingStore,
   FaultyStore,
@@ -51,17 +61,6 @@ export {
   UPSERT_DURATION_BUCKETS_SECONDS,
 } from "./metrics.js";
 export {
-  SCAN_FILTER_OPS,
-  type ScanFilterCondition,
-  type ScanFilterOp,
-  type ScanFilterValue,
-  type ScanMetrics,
-  type ScanOptions,
-  type ScanPlan,
-  scanTable,
-  TableScan,
-} from "./scan/index.js";
-export {
   type CreateTableOptions,
   DeltaLiteTable,
   type OpenTableOptions,
@@ -69,5 +68,3 @@ export {
   type TableWriteOptions,
   type UpsertStats,
 } from "./table.js";
-export type { BatchSource } from "./write/input.js";
-export type { WriteOptions, WriteResult } from "./write/write-table.js";

@@ -6,6 +6,16 @@
  */
 
 import {
+  type BatchSource,
+  type ScanOptions,
+  scanTable,
+  type TableScan,
+  type WriteOptions,
+  type WriteResult,
+  writeExistingTable,
+  writeNewTable,
+} from "@deltalite/data-files";
+import {
   arrowSchemaToDelta,
   type CommitHistoryEntry,
   createTable,
@@ -28,14 +38,6 @@ import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/obj
 import { Schema } from "apache-arrow";
 import { withEnvDefaults } from "./env.js";
 import { observeUpsert } from "./metrics.js";
-import { type ScanOptions, scanTable, type TableScan } from "./scan/index.js";
-import type { BatchSource } from "./write/input.js";
-import {
-  type WriteOptions,
-  type WriteResult,
-  writeExistingTable,
-  writeNewTable,
-} from "./write/write-table.js";
 
 export interface OpenTableOptions {
   storageOptions?: StorageOptions | undefined;

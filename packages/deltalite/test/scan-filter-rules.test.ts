@@ -2,11 +2,17 @@
 // Buffer.compare), filter values in every documented form resolve to the same comparable value, and stats
 // pruning keeps a file whenever its stats cannot exclude a match — in particular with truncated string maxes
 // (delta-rs: cut within 64 bytes; Spark: 32 characters) and 64-bit bounds that JSON cannot hold exactly.
+
+import {
+  compareStrings,
+  resolveFilter,
+  type ScanFilterCondition,
+  statsMayMatch,
+} from "@deltalite/data-files";
 import type { DeltaSchema, FileStats } from "@deltalite/delta-log";
 import { isDeltaLiteError } from "@deltalite/errors";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareStrings, resolveFilter, type ScanFilterCondition, statsMayMatch } from "../src/scan/index.js";
 
 const schema: DeltaSchema = {
   type: "struct",

@@ -1,9 +1,10 @@
 // Helpers of the scan tests: our scan's output in the same shape as the oracle's `scan_*` ops (JSON rows in the
 // §7 encoding plus canonical type names), and an order-free comparison of row sets.
+
+import { type ScanOptions, scanTable } from "@deltalite/data-files";
 import type { Snapshot } from "@deltalite/delta-log";
 import { type DataType, type Field, type Schema, TimeUnit, Type } from "apache-arrow";
 import { batchToJsonRows, type JsonValue } from "../src/json/index.js";
-import { type ScanOptions, scanTable } from "../src/scan/index.js";
 
 export interface ScanRows {
   fields: { name: string; type: string }[];

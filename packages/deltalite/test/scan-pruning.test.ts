@@ -6,6 +6,7 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import { type ScanFilterCondition, scanTable } from "@deltalite/data-files";
 import { mayBeTruncatedMax as mayBeTruncated, Snapshot } from "@deltalite/delta-log";
 import { isDeltaLiteError } from "@deltalite/errors";
 import { CountingStore, LocalFileStore } from "@deltalite/object-store";
@@ -13,7 +14,6 @@ import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batchToJsonRows } from "../src/json/index.js";
-import { type ScanFilterCondition, scanTable } from "../src/scan/index.js";
 import { type ScanRows, scanRows, sortedRows } from "./scan-helpers.js";
 
 let oracle: Oracle;

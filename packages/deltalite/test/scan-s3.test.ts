@@ -1,12 +1,13 @@
 // A filtered scan of a delta-rs table on the S3 server (moto, started by the vitest global set-up): rows equal
 // delta-rs's, and through a CountingStore the data files GET are exactly those delta-rs finds matching rows
 // in — data-file sizes come from the Add actions, so no HEAD is sent.
+
+import type { ScanFilterCondition } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { CountingStore, openStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { ScanFilterCondition } from "../src/scan/index.js";
 import { type ScanRows, scanRows, sortedRows } from "./scan-helpers.js";
 
 let oracle: Oracle;

@@ -6,12 +6,12 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import { type ScanFilterCondition, scanTable } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { batchToJsonRows } from "../src/json/index.js";
-import { type ScanFilterCondition, scanTable } from "../src/scan/index.js";
 import { fieldsOf, type ScanRows, scanRows, sortedRows } from "./scan-helpers.js";
 
 let oracle: Oracle;

@@ -5,13 +5,13 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import { writeExistingTable } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import { FaultyStore, LocalFileStore } from "@deltalite/object-store";
 import { Int64, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeltaLiteTable, scanTable } from "../src/index.js";
-import { writeExistingTable } from "../src/write/write-table.js";
 
 let tmp: string;
 beforeAll(async () => {

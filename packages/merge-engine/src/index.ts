@@ -2,27 +2,9 @@
  * @deltalite/merge-engine: the upsert's machinery — primary-key encoding and hashing (keys/), the
  * per-partition source key set and `keyBuckets`, and the upsert pipeline (upsert/: validate, relax,
  * per-partition stats prune and exact key probe (consulting the probe cache), streaming rewrite, one MERGE
- * commit), and the budgets it runs under (budgets/: per call, layered over the process-wide set).
+ * commit), run under the budgets @deltalite/data-files holds for every engine of the process.
  */
 
-export {
-  type AcquireOptions,
-  Budget,
-  type BudgetObserver,
-  type BudgetSnapshot,
-  CALL_LIMIT_DEFAULTS,
-  type CallBudgetOptions,
-  CallBudgets,
-  type CallLimits,
-  createProcessBudgets,
-  DEFAULT_PERMIT_WAIT_TIMEOUT_MS,
-  globalBudgets,
-  type LimitsSnapshot,
-  limitsSnapshot,
-  type Permit,
-  PROCESS_BUDGET_DEFAULTS,
-  type ProcessBudgets,
-} from "./budgets/index.js";
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
 export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
 export { EncodedKeys, type EncodeKeysOptions, encodeKeys, keySpaceOf } from "./keys/encode-keys.js";

@@ -7,6 +7,12 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  type BudgetObserver,
+  createProcessBudgets,
+  limitsSnapshot,
+  type ProcessBudgets,
+} from "@deltalite/data-files";
 import type {
   GetOptions,
   ListOptions,
@@ -20,12 +26,6 @@ import type {
 import type { Oracle } from "@deltalite/tools/oracle";
 import { Field, Schema, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { expect } from "vitest";
-import {
-  type BudgetObserver,
-  createProcessBudgets,
-  limitsSnapshot,
-  type ProcessBudgets,
-} from "../src/index.js";
 
 export const schema = new Schema([
   new Field("id", new Utf8(), true),

@@ -8,12 +8,13 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { limitsSnapshot, type ProcessBudgets } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { FaultyStore, LocalFileStore, type ObjectStore, withRequestTimeouts } from "@deltalite/object-store";
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { limitsSnapshot, type ProcessBudgets, type UpsertOptions, upsert } from "../src/index.js";
+import { type UpsertOptions, upsert } from "../src/index.js";
 import {
   type BudgetTable,
   createTables,

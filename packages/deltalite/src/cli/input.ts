@@ -5,11 +5,11 @@
  */
 import { stat } from "node:fs/promises";
 import * as path from "node:path";
+import type { BatchSource } from "@deltalite/data-files";
 import { DeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore } from "@deltalite/object-store";
 import { openParquetReader } from "@deltalite/parquet-stream";
 import { type RecordBatch, RecordBatchReader } from "apache-arrow";
-import type { BatchSource } from "../write/input.js";
 import { UsageError } from "./framework.js";
 
 export async function openInput(

@@ -9,13 +9,13 @@ import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import { type ScanFilterCondition, scanTable, type TableScan } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore, openStore } from "@deltalite/object-store";
 import { writeParquetFiles } from "@deltalite/parquet-stream";
 import { type RecordBatch, RecordBatchStreamWriter, type Schema } from "apache-arrow";
 import { batchToNdjson } from "../json/index.js";
-import { type ScanFilterCondition, scanTable, type TableScan } from "../scan/index.js";
 import { integerFlag, requireUri, UsageError, type Verb, type VerbContext } from "./framework.js";
 
 const FORMATS = ["ndjson", "parquet", "arrow"] as const;

@@ -4,6 +4,8 @@
  * (a column the file lacks is null-filled; a decoded type that differs from the table's is converted as
  * the scan converts it).
  */
+
+import type { BudgetObserver } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
@@ -15,7 +17,6 @@ import {
   recordBatchBytes,
 } from "@deltalite/parquet-stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
-import type { BudgetObserver } from "../budgets/call-budgets.js";
 
 export interface ReadKnobs {
   rangeGetPartSizeBytes?: number | undefined;

@@ -5,6 +5,7 @@
  * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here.
  */
 import { randomUUID } from "node:crypto";
+import type { Permit } from "@deltalite/data-files";
 import {
   type AddAction,
   addForWrittenFile,
@@ -22,7 +23,6 @@ import {
 } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
-import type { Permit } from "../budgets/budget.js";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { openFile, type ReadContext, readConformed } from "./file-batches.js";

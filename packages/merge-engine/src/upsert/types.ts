@@ -3,11 +3,10 @@
  * counters and per-phase timings camelCased.
  */
 
+import type { BudgetObserver, ProcessBudgets } from "@deltalite/data-files";
 import type { PostCommitHooks } from "@deltalite/delta-log";
 import type { ParquetCodec } from "@deltalite/parquet-stream";
 import type { ProbeCache } from "@deltalite/probe-cache";
-import type { BudgetObserver } from "../budgets/call-budgets.js";
-import type { ProcessBudgets } from "../budgets/process-budgets.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 
 export type PruneStrategy = "probe" | "stats" | "none";

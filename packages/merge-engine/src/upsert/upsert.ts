@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { CallBudgets, mapLimit } from "@deltalite/data-files";
 import {
   type Action,
   type CommitResult,
@@ -36,10 +37,9 @@ import {
 import type { WrittenFile } from "@deltalite/parquet-stream";
 import { globalProbeCache, type HashCollection, type ProbeCache } from "@deltalite/probe-cache";
 import { type Data, RecordBatch, Schema, Table } from "apache-arrow";
-import { CallBudgets } from "../budgets/call-budgets.js";
 import { defaultKeyHasher, type KeyHasher } from "../keys/key-hasher.js";
 import type { ReadContext } from "./file-batches.js";
-import { fileHoldsSourceKey, mapLimit } from "./probe.js";
+import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
 import {
   alignToTable,

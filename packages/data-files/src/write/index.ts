@@ -1,0 +1,6 @@
+/** Writing a table's data files: alignment to the table schema, partition split, data files, WRITE commits. */
+export { alignBatch, planAlignment, type SchemaPlan } from "./align.js";
+export { type BatchSource, type PeekedStream, peekBatches } from "./input.js";
+export { dataFileSchema, type PartitionGroup, splitByPartition } from "./partition-split.js";
+export { type WriteFilesOptions, type WrittenAdds, writeDataFiles } from "./write-files.js";
+export { type WriteOptions, type WriteResult, writeExistingTable, writeNewTable } from "./write-table.js";
