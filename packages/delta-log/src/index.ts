@@ -7,6 +7,7 @@ export * from "./checkpoint-read.js";
 export * from "./commit-info.js";
 export * from "./commit-write.js";
 export * from "./conflict-checker.js";
+export * from "./file-actions.js";
 export * from "./log-path.js";
 export * from "./log-segment.js";
 export * from "./maintenance/index.js";

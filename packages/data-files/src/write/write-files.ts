@@ -5,30 +5,19 @@
  * Nothing is committed here. On failure the files already written are deleted (best effort) — they were
  * never referenced by the log, so readers could not see them anyway.
  */
-import { randomUUID } from "node:crypto";
-import { type AddAction, addForWrittenFile, dataFileName, hivePartitionPath } from "@deltalite/delta-log";
+import type { AddAction } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type ParquetCodec, type WrittenFile, writeParquetFiles } from "@deltalite/parquet-stream";
+import type { WrittenFile } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { BatchChannel } from "./channel.js";
+import { type DataFileWriterOptions, type WrittenDataFile, writePartitionFiles } from "./data-file-writer.js";
 import { dataFileSchema, splitByPartition } from "./partition-split.js";
 
-export interface WriteFilesOptions {
+export interface WriteFilesOptions extends DataFileWriterOptions {
   /** Table schema (Arrow) incl. partition columns; batches must already be aligned to it. */
   schema: Schema;
-  partitionColumns: readonly string[];
   /** Delta primitive type of each partition column. */
   partitionTypes: Readonly<Record<string, string>>;
-  /** Table configuration (stats column rules). */
-  configuration: Readonly<Record<string, string>>;
-  codec?: ParquetCodec | undefined;
-  targetFileSize?: number | undefined;
-  maxRowGroupBytes?: number | undefined;
-  maxRowGroupRows?: number | undefined;
-  multipartThresholdBytes?: number | undefined;
-  multipartPartSizeBytes?: number | undefined;
-  multipartConcurrency?: number | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 export interface WrittenAdds {
@@ -43,40 +32,21 @@ export async function writeDataFiles(
   options: WriteFilesOptions,
 ): Promise<WrittenAdds> {
   const dataSchema = dataFileSchema(options.schema, options.partitionColumns);
-  const codec = options.codec ?? "snappy";
-  const writers = new Map<
-    string,
-    {
-      channel: BatchChannel<RecordBatch>;
-      done: Promise<WrittenFile[]>;
-      values: Record<string, string | null>;
-    }
-  >();
+  const writers = new Map<string, { channel: BatchChannel<RecordBatch>; done: Promise<WrittenDataFile[]> }>();
   const written: WrittenFile[] = [];
   const open = (id: string, values: Record<string, string | null>) => {
     const channel = new BatchChannel<RecordBatch>(2);
-    const dir = hivePartitionPath(options.partitionColumns, values);
-    const writerId = randomUUID();
-    let part = 0;
-    const done = writeParquetFiles(store, channel, {
-      schema: dataSchema,
-      nextKey: () => `${dir ? `${dir}/` : ""}${dataFileName(part++, codec, writerId)}`,
-      uniqueKeys: true,
-      codec,
-      targetFileSize: options.targetFileSize,
-      maxRowGroupBytes: options.maxRowGroupBytes,
-      maxRowGroupRows: options.maxRowGroupRows,
-      multipartThresholdBytes: options.multipartThresholdBytes,
-      multipartPartSizeBytes: options.multipartPartSizeBytes,
-      multipartConcurrency: options.multipartConcurrency,
-      signal: options.signal,
-    }).then((files) => {
-      written.push(...files);
-      return files;
-    });
+    const done = (async () => {
+      const out: WrittenDataFile[] = [];
+      for await (const one of writePartitionFiles(store, channel, dataSchema, values, options)) {
+        written.push(one.file);
+        out.push(one);
+      }
+      return out;
+    })();
     // Keep an early writer failure from being reported as unhandled; it is awaited below.
     done.catch(() => undefined);
-    const writer = { channel, done, values };
+    const writer = { channel, done };
     writers.set(id, writer);
     return writer;
   };
@@ -94,23 +64,14 @@ export async function writeDataFiles(
       }
     }
     for (const w of writers.values()) w.channel.close();
-    const results = await Promise.all(
-      [...writers.values()].map(async (w) => ({ files: await w.done, values: w.values })),
-    );
+    const results = await Promise.all([...writers.values()].map((w) => w.done));
     const adds: AddAction[] = [];
     let rows = 0;
     let bytes = 0;
-    for (const { files, values } of results) {
-      for (const file of files) {
-        rows += file.numRows;
-        bytes += file.size;
-        adds.push(
-          addForWrittenFile(file, values, {
-            configuration: options.configuration,
-            partitionColumns: options.partitionColumns,
-          }),
-        );
-      }
+    for (const { file, add } of results.flat()) {
+      rows += file.numRows;
+      bytes += file.size;
+      adds.push(add);
     }
     return { adds, rows, bytes };
   } catch (error) {

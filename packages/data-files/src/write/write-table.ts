@@ -16,6 +16,7 @@ import {
   deltaSchemaToArrow,
   discardWrittenFiles,
   type MetadataAction,
+  removeForFile,
   type Snapshot,
   schemaToJson,
 } from "@deltalite/delta-log";
@@ -200,16 +201,7 @@ export async function writeExistingTable(
   const now = Date.now();
   const removes: Action[] =
     mode === "overwrite"
-      ? snapshot.files.map((f) => ({
-          remove: {
-            path: f.add.path,
-            deletionTimestamp: now,
-            dataChange: true,
-            extendedFileMetadata: true,
-            partitionValues: f.add.partitionValues,
-            size: f.size,
-          },
-        }))
+      ? snapshot.files.map((f) => ({ remove: removeForFile(f, { deletionTimestamp: now }) }))
       : [];
   const actions: Action[] = [
     ...(newMetadata ? [{ metaData: newMetadata }] : []),

@@ -21,4 +21,3 @@ export {
   statBound,
 } from "./prune-bounds.js";
 export { formatDate, formatTimestamp, type StatKind, type StatsScalar, statKind } from "./stat-values.js";
-export { addForWrittenFile } from "./written-file-add.js";

@@ -4,23 +4,10 @@
  * streaming Parquet writer (files named and placed as delta-rs places them, rolling over at the target
  * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here.
  */
-import { randomUUID } from "node:crypto";
-import type { Permit } from "@deltalite/data-files";
-import {
-  type AddAction,
-  addForWrittenFile,
-  dataFileName,
-  type FileView,
-  hivePartitionPath,
-} from "@deltalite/delta-log";
+import { type Permit, writePartitionFiles } from "@deltalite/data-files";
+import type { AddAction, FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import {
-  type ParquetCodec,
-  type ParquetReader,
-  parquetFileStream,
-  takeRows,
-  type WrittenFile,
-} from "@deltalite/parquet-stream";
+import { type ParquetCodec, type ParquetReader, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
@@ -122,16 +109,12 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       yield take.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(take));
     }
   }
-  const codec = input.codec;
-  const dir = hivePartitionPath(input.partitionColumns, partition.values);
-  const writerId = randomUUID();
-  let part = 0;
   const files: WrittenFile[] = [];
-  const stream = parquetFileStream(input.store, rows(), {
-    schema: input.dataSchema,
-    nextKey: () => `${dir ? `${dir}/` : ""}${dataFileName(part++, codec, writerId)}`,
-    uniqueKeys: true,
-    codec,
+  const adds: AddAction[] = [];
+  const written = writePartitionFiles(input.store, rows(), input.dataSchema, partition.values, {
+    partitionColumns: input.partitionColumns,
+    configuration: input.configuration,
+    codec: input.codec,
     targetFileSize: input.targetFileSize,
     maxRowGroupBytes: input.maxRowGroupBytes,
     maxRowGroupRows: input.maxRowGroupRows,
@@ -140,16 +123,11 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     multipartConcurrency: input.multipartConcurrency,
     signal,
   });
-  for await (const file of stream) {
+  for await (const { file, add } of written) {
     input.onFile(file);
     files.push(file);
+    adds.push(add);
   }
-  const adds = files.map((file) =>
-    addForWrittenFile(file, partition.values, {
-      configuration: input.configuration,
-      partitionColumns: input.partitionColumns,
-    }),
-  );
   return {
     adds,
     keys: files.map((f) => f.key),

@@ -1,0 +1,68 @@
+/**
+ * The per-partition data-file writer every engine uses: streams one partition's rows (data-file shaped, no
+ * partition columns) into Parquet files placed in the partition's Hive path and named as delta-rs names
+ * them (`part-<n>-<writer uuid>-c000.<codec>.parquet`, so every key is unique to this writer), rolling over
+ * at the target size, and hands out each completed file with its Add action (stats from the footer the
+ * writer parsed, `dataChange` as the engine says: false for compaction). Nothing is committed here.
+ */
+import { randomUUID } from "node:crypto";
+import { type AddAction, addForWrittenFile, dataFileName, hivePartitionPath } from "@deltalite/delta-log";
+import type { ObjectStore } from "@deltalite/object-store";
+import { type ParquetCodec, parquetFileStream, type WrittenFile } from "@deltalite/parquet-stream";
+import type { RecordBatch, Schema } from "apache-arrow";
+
+/** What the writer needs besides the rows: the table's layout, the file knobs, and the Add's dataChange. */
+export interface DataFileWriterOptions {
+  partitionColumns: readonly string[];
+  /** Table configuration (which columns get stats). */
+  configuration: Readonly<Record<string, string>>;
+  codec?: ParquetCodec | undefined;
+  targetFileSize?: number | undefined;
+  maxRowGroupBytes?: number | undefined;
+  maxRowGroupRows?: number | undefined;
+  multipartThresholdBytes?: number | undefined;
+  multipartPartSizeBytes?: number | undefined;
+  multipartConcurrency?: number | undefined;
+  /** The Adds' dataChange (default true). */
+  dataChange?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface WrittenDataFile {
+  file: WrittenFile;
+  add: AddAction;
+}
+
+/**
+ * Writes `batches` of the partition `values` (schema `dataSchema`) as data files, yielding each one as soon
+ * as it is complete. No file is written for an input without rows.
+ */
+export async function* writePartitionFiles(
+  store: ObjectStore,
+  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  dataSchema: Schema,
+  values: Record<string, string | null>,
+  options: DataFileWriterOptions,
+): AsyncGenerator<WrittenDataFile> {
+  const codec = options.codec ?? "snappy";
+  const dir = hivePartitionPath(options.partitionColumns, values);
+  const writerId = randomUUID();
+  let part = 0;
+  const files = parquetFileStream(store, batches, {
+    schema: dataSchema,
+    nextKey: () => `${dir ? `${dir}/` : ""}${dataFileName(part++, codec, writerId)}`,
+    uniqueKeys: true,
+    codec,
+    targetFileSize: options.targetFileSize,
+    maxRowGroupBytes: options.maxRowGroupBytes,
+    maxRowGroupRows: options.maxRowGroupRows,
+    multipartThresholdBytes: options.multipartThresholdBytes,
+    multipartPartSizeBytes: options.multipartPartSizeBytes,
+    multipartConcurrency: options.multipartConcurrency,
+    signal: options.signal,
+  });
+  const rules = { configuration: options.configuration, partitionColumns: options.partitionColumns };
+  for await (const file of files) {
+    yield { file, add: addForWrittenFile(file, values, rules, { dataChange: options.dataChange }) };
+  }
+}
