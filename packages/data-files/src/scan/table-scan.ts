@@ -9,17 +9,11 @@
  */
 import type { FileView, Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import {
-  conformData,
-  constantData,
-  nullData,
-  openParquetReader,
-  type ParquetReader,
-  takeRows,
-} from "@deltalite/parquet-stream";
-import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import { type ParquetReader, takeRows } from "@deltalite/parquet-stream";
+import { type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import { type LiveFileReadContext, openLiveFile, readLiveFile } from "../read/live-file.js";
 import { type ResolvedCondition, resolveFilter, type ScanFilterCondition } from "./filter.js";
-import { partitionScalar, partitionsMatch, statsMatch } from "./prune.js";
+import { partitionsMatch, statsMatch } from "./prune.js";
 import { selectedRows } from "./row-filter.js";
 
 export interface ScanOptions {
@@ -80,9 +74,19 @@ export class TableScan implements AsyncIterable<RecordBatch> {
     batches: 0,
   };
 
+  readonly #readContext: LiveFileReadContext;
+
   constructor(source: SnapshotSource, options: ScanOptions = {}) {
     this.#source = source;
     this.#options = options;
+    this.#readContext = {
+      knobs: {
+        rangeGetPartSizeBytes: options.rangeGetPartSizeBytes,
+        rangeGetConcurrency: options.rangeGetConcurrency,
+        readAheadRowGroups: options.readAheadRowGroups,
+      },
+      signal: options.signal,
+    };
     const size = options.batchSize;
     if (size !== undefined && !(Number.isSafeInteger(size) && size > 0)) {
       throw new DeltaLiteError("generic", `scan batchSize must be a positive integer, got ${size}`);
@@ -108,12 +112,7 @@ export class TableScan implements AsyncIterable<RecordBatch> {
   }
 
   #open(plan: ResolvedPlan, file: FileView): Promise<ParquetReader> {
-    const opening = openParquetReader(plan.snapshot.store, file.path, {
-      size: file.size,
-      signal: this.#options.signal,
-      rangeGetPartSizeBytes: this.#options.rangeGetPartSizeBytes,
-      rangeGetConcurrency: this.#options.rangeGetConcurrency,
-    });
+    const opening = openLiveFile(plan.snapshot.store, file, this.#readContext);
     opening.catch(() => undefined); // surfaced when awaited; the caller may stop before that
     return opening;
   }
@@ -149,9 +148,11 @@ export class TableScan implements AsyncIterable<RecordBatch> {
       else if (!statsMatch(file, conditions, partitionColumns)) byStats++;
       else files.push(file);
     }
-    const deltaTypes = new Map(
-      snapshot.deltaSchema.fields.map((f) => [f.name, typeof f.type === "string" ? f.type : f.type.type]),
-    );
+    const partitionTypes = new Map<string, string>();
+    for (const f of snapshot.deltaSchema.fields) {
+      if (partitionColumns.has(f.name))
+        partitionTypes.set(f.name, typeof f.type === "string" ? f.type : "string");
+    }
     return {
       snapshot,
       schema: new Schema(columns.map((name) => byName.get(name)!)),
@@ -162,8 +163,7 @@ export class TableScan implements AsyncIterable<RecordBatch> {
       neededFields: needed.map((name) => byName.get(name)!),
       outputCount: columns.length,
       rowConditions: conditions.filter((c) => !partitionColumns.has(c.column)),
-      partitionColumns,
-      deltaTypes,
+      partitionTypes,
     };
   }
 
@@ -172,54 +172,18 @@ export class TableScan implements AsyncIterable<RecordBatch> {
     file: FileView,
     opening: Promise<ParquetReader>,
   ): AsyncGenerator<RecordBatch> {
-    const { snapshot, neededFields, partitionColumns } = plan;
+    const { snapshot } = plan;
     const signal = this.#options.signal;
     const label = `${snapshot.table.replace(/\/$/, "")}/${file.path}`;
     try {
       signal?.throwIfAborted();
       const reader = await opening;
       this.metrics.filesRead++;
-      const inFile = new Set(reader.arrowSchema.fields.map((f) => f.name));
-      const fromFile = neededFields.filter((f) => !partitionColumns.has(f.name) && inFile.has(f.name));
-      const constants = new Map<string, unknown>();
-      for (const f of neededFields) {
-        if (partitionColumns.has(f.name)) {
-          constants.set(f.name, partitionScalar(file, f.name, plan.deltaTypes.get(f.name) ?? "string"));
-        }
-      }
-      const assemble = (numRows: number, decoded: Data[]): RecordBatch => {
-        const children = neededFields.map((field) => {
-          if (constants.has(field.name)) {
-            return constantData(
-              { name: field.name, type: field.type, value: constants.get(field.name) },
-              numRows,
-            );
-          }
-          const at = fromFile.indexOf(field);
-          if (at < 0) return nullData(field.type, numRows);
-          return conformData(decoded[at]!, field.type, `${label}: column ${field.name}`);
-        });
-        return batchOf(neededFields, numRows, children);
-      };
-      const groups =
-        fromFile.length === 0
-          ? (async function* () {
-              for (const rows of reader.rowGroupRows) yield { rows, decoded: [] as Data[] };
-            })()
-          : (async function* (options: ScanOptions) {
-              for await (const batch of reader.readRowGroups({
-                columns: fromFile.map((f) => f.name),
-                signal,
-                readAhead: options.readAheadRowGroups,
-              })) {
-                yield { rows: batch.numRows, decoded: batch.data.children as Data[] };
-              }
-            })(this.#options);
-      for await (const group of groups) {
+      const columns = { fields: plan.neededFields, partitionTypes: plan.partitionTypes, label };
+      for await (let batch of readLiveFile(reader, file, columns, this.#readContext)) {
         signal?.throwIfAborted();
         this.metrics.rowGroupsRead++;
-        this.metrics.rowsRead += group.rows;
-        let batch = assemble(group.rows, group.decoded);
+        this.metrics.rowsRead += batch.numRows;
         const rows = selectedRows(batch, plan.rowConditions);
         if (rows) batch = takeRows(batch, rows);
         if (batch.numRows === 0) continue;
@@ -254,16 +218,8 @@ interface ResolvedPlan extends ScanPlan {
   outputCount: number;
   /** Conditions the row filter applies (those on partition columns were settled per file). */
   rowConditions: ResolvedCondition[];
-  partitionColumns: ReadonlySet<string>;
-  deltaTypes: Map<string, string>;
-}
-
-function batchOf(fields: Field[], numRows: number, children: Data[]): RecordBatch {
-  const schema = new Schema(fields);
-  return new RecordBatch(
-    schema,
-    makeData({ type: new Struct(fields), length: numRows, nullCount: 0, children }),
-  );
+  /** Delta type of each partition column (their values come from the log). */
+  partitionTypes: ReadonlyMap<string, string>;
 }
 
 function project(batch: RecordBatch, schema: Schema, count: number): RecordBatch {

@@ -5,6 +5,7 @@
  * key hashes for the probe cache; a file read to the end without a hit is cached (a file with a hit is about
  * to be removed, so its collection is dropped).
  */
+import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import type { HashCollection } from "@deltalite/probe-cache";
@@ -12,14 +13,13 @@ import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
-import { openFile, type ReadContext, readConformed } from "./file-batches.js";
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
   file: FileView,
   keys: SourceKeySet,
   keySchema: Schema,
-  context: ReadContext,
+  context: LiveFileReadContext,
   collection: HashCollection | undefined,
   hasher: KeyHasher,
 ): Promise<boolean> {
@@ -27,14 +27,21 @@ export async function fileHoldsSourceKey(
     collection?.abort();
     return false;
   }
-  const reader = await openFile(store, file, context);
+  const reader = await openLiveFile(store, file, context);
   try {
     const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
     if (!keySchema.fields.every((f) => present.has(f.name))) {
       collection?.commit(); // no non-NULL key at all: an empty set
       return false;
     }
-    const batches: AsyncGenerator<RecordBatch> = readConformed(reader, keySchema, context);
+    // The probe reads ahead the reader's default (one row group), whatever the rewrite's knob says.
+    const probeContext = { ...context, knobs: { ...context.knobs, readAheadRowGroups: undefined } };
+    const batches: AsyncGenerator<RecordBatch> = readLiveFile(
+      reader,
+      file,
+      { fields: keySchema.fields },
+      probeContext,
+    );
     for await (const batch of batches) {
       const encoded = encodeKeys(batch, keys.columns, { hasher });
       collection?.add(encoded.hashWords.subarray(0, 2 * encoded.length), encoded.nullKeys);

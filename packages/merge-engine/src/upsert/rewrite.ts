@@ -4,7 +4,13 @@
  * streaming Parquet writer (files named and placed as delta-rs places them, rolling over at the target
  * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here.
  */
-import { type Permit, writePartitionFiles } from "@deltalite/data-files";
+import {
+  type LiveFileReadContext,
+  openLiveFile,
+  type Permit,
+  readLiveFile,
+  writePartitionFiles,
+} from "@deltalite/data-files";
 import type { AddAction, FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import { type ParquetCodec, type ParquetReader, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
@@ -12,7 +18,6 @@ import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
-import { openFile, type ReadContext, readConformed } from "./file-batches.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -29,7 +34,7 @@ export interface RewriteInput {
   multipartThresholdBytes: number | undefined;
   multipartPartSizeBytes: number | undefined;
   multipartConcurrency: number | undefined;
-  read: ReadContext;
+  read: LiveFileReadContext;
   /** Taken before each hit file is opened and held while it is read (the call's and process's file budgets). */
   acquireFile: () => Promise<Permit>;
   /** Collects the key hashes of everything written (the probe cache entry of the new files). */
@@ -67,13 +72,8 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       const permit = await input.acquireFile();
       let reader: ParquetReader | undefined;
       try {
-        reader = await openFile(input.store, file, input.read);
-        const batches = readConformed(
-          reader,
-          input.dataSchema,
-          input.read,
-          input.read.knobs.readAheadRowGroups,
-        );
+        reader = await openLiveFile(input.store, file, input.read);
+        const batches = readLiveFile(reader, file, { fields: input.dataSchema.fields }, input.read);
         for await (const batch of batches) {
           const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
           // Replaced rows' keys come back with the source rows: the file's keys are all in the output.

@@ -1,5 +1,5 @@
 /**
- * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (source guard, schema, keys,
+ * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (options, source guard, schema, keys,
  * partition key, NULL partition values, duplicate keys) before any write; per touched partition take the
  * live files as candidates, prune them by Add stats and/or the exact key probe, rewrite the hit files with
  * the source rows; then ONE `MERGE` commit of all removes and adds. A retryable commit conflict re-plans
@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { CallBudgets, mapLimit } from "@deltalite/data-files";
+import { CallBudgets, type LiveFileReadContext, mapLimit } from "@deltalite/data-files";
 import {
   type Action,
   type CommitResult,
@@ -22,6 +22,7 @@ import {
   type PostCommitHooks,
   parsePartitionValue,
   type ReadSet,
+  removeForFile,
   Snapshot,
   schemaToJson,
   serializePartitionValue,
@@ -38,7 +39,7 @@ import type { WrittenFile } from "@deltalite/parquet-stream";
 import { globalProbeCache, type HashCollection, type ProbeCache } from "@deltalite/probe-cache";
 import { type Data, RecordBatch, Schema, Table } from "apache-arrow";
 import { defaultKeyHasher, type KeyHasher } from "../keys/key-hasher.js";
-import type { ReadContext } from "./file-batches.js";
+import { validateUpsertOptions } from "./options.js";
 import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
 import {
@@ -277,10 +278,7 @@ async function upsertWithin(
   signal: AbortSignal,
 ): Promise<UpsertStats> {
   const started = now();
-  const strategy = options.pruneStrategy ?? "probe";
-  if (strategy !== "probe" && strategy !== "stats" && strategy !== "none") {
-    throw new DeltaLiteError("generic", `unknown pruneStrategy ${JSON.stringify(strategy)}`);
-  }
+  validateUpsertOptions(options, snapshot.table);
   const label = snapshot.table;
   checkAborted(signal, label);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
@@ -297,6 +295,15 @@ async function upsertWithin(
   let t = now();
   const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
   const collected = await collect(data, maxSourceBytes, label, signal);
+  // A source without a key column would insert NULL keys (the alignment null-fills missing columns).
+  for (const batch of collected) {
+    const missing = options.primaryKeys.filter((k) => !batch.schema.fields.some((f) => f.name === k));
+    if (missing.length > 0) {
+      throw new DeltaLiteSchemaMismatchError(
+        `${label}: the source lacks the primary-key column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
+      );
+    }
+  }
   const relax = columnsToRelax(collected, snapshot.schema);
   const tableSchema = withNullable(snapshot.schema, relax);
   const batches = collected.map((b) => alignToTable(b, tableSchema, label)).filter((b) => b.numRows > 0);
@@ -357,7 +364,7 @@ interface AttemptContext {
   cache: ProbeCache;
   cacheTable: string;
   hasher: KeyHasher;
-  read: ReadContext;
+  read: LiveFileReadContext;
   signal: AbortSignal;
   /** Files written so far (deleted if the attempt fails). */
   written: WrittenFile[];
@@ -598,18 +605,7 @@ async function planAndCommit(
       stats.filesAdded += result.adds.length;
       stats.filesRemoved += outcome.hits.length;
       for (const add of result.adds) adds.push({ add });
-      for (const file of outcome.hits) {
-        removes.push({
-          remove: {
-            path: file.add.path,
-            deletionTimestamp,
-            dataChange: true,
-            extendedFileMetadata: true,
-            partitionValues: file.add.partitionValues,
-            size: file.size,
-          },
-        });
-      }
+      for (const file of outcome.hits) removes.push({ remove: removeForFile(file, { deletionTimestamp }) });
     });
     stats.rewriteMs = now() - t;
 
