@@ -21,7 +21,7 @@ export const DELTALITE_METRIC_NAMES = {
   filesRemoved: "deltalite_files_removed_total",
   filesCarriedOver: "deltalite_files_carried_over_total",
   filesProbed: "deltalite_files_probed_total",
-  probeCacheHits: "deltalite_probe_cache_hits_total",
+  probeCacheHits: "deltalite_files_probe_cached_total",
   rowsUpdated: "deltalite_rows_updated_total",
   rowsInserted: "deltalite_rows_inserted_total",
   rowsCopied: "deltalite_rows_copied_total",

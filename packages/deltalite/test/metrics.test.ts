@@ -1,7 +1,8 @@
 // deltalite's OpenTelemetry metrics, read back through the real SDK (a MeterProvider with a MetricReader we
-// collect from): counters equal the UpsertStats the upserts returned, with the seed's static labels; a
-// failed upsert counts as outcome=error with its kind; a provider registered after deltalite's first
-// upsert still receives every later one; without a provider, or with a broken one, upserts are unaffected.
+// collect from): instruments carry the seed's names; counters equal the UpsertStats the upserts returned,
+// with the seed's static labels; a failed upsert counts as outcome=error with its kind; a provider
+// registered after deltalite's first upsert still receives every later one; without a provider, or with a
+// broken one, upserts are unaffected.
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -230,6 +231,26 @@ describe("upsert metrics through @opentelemetry/api", () => {
     for (const name of Object.values(DELTALITE_METRIC_NAMES)) {
       if (name !== DELTALITE_METRIC_NAMES.logMaintenanceFailures) expect(names, name).toContain(name);
     }
+  });
+
+  it("instruments carry the seed's names (deltalite_files_{added,removed,carried_over,probed,probe_cached}_total, …)", () => {
+    expect(Object.values(DELTALITE_METRIC_NAMES)).toEqual(
+      expect.arrayContaining([
+        "deltalite_upserts_total",
+        "deltalite_upsert_duration_seconds",
+        "deltalite_files_added_total",
+        "deltalite_files_removed_total",
+        "deltalite_files_carried_over_total",
+        "deltalite_files_probed_total",
+        "deltalite_files_probe_cached_total",
+        "deltalite_rows_updated_total",
+        "deltalite_rows_inserted_total",
+        "deltalite_rows_copied_total",
+      ]),
+    );
+    // The files the probe decided from the cache (UpsertStats.filesProbeCached), under the seed's name.
+    expect(DELTALITE_METRIC_NAMES.probeCacheHits).toBe("deltalite_files_probe_cached_total");
+    expect(Object.values(DELTALITE_METRIC_NAMES)).not.toContain("deltalite_probe_cache_hits_total");
   });
 
   it("pruneStrategy none is its own label", async () => {

@@ -1,8 +1,10 @@
 /**
  * Owns the process-wide probe cache: one instance per process (shared through globalThis, so two copies of
- * this package still share it), sized by DELTALITE_PROBE_CACHE_BYTES (default 128 MiB, 0 = off), and the
- * process-level functions of the public API: setProbeCacheMaxBytes, clearProbeCache, probeCacheStats.
+ * this package still share it), sized by DELTALITE_PROBE_CACHE_BYTES (default 128 MiB, 0 = off; an invalid value
+ * is a typed error where the cache is first sized, never at import), and the process-level functions of the
+ * public API: setProbeCacheMaxBytes, clearProbeCache, probeCacheStats.
  */
+import { DeltaLiteError } from "@deltalite/errors";
 import { ProbeCache, type ProbeCacheStats } from "./probe-cache.js";
 
 /** Default cap of the process-wide probe cache: 128 MiB. */
@@ -12,23 +14,24 @@ const GLOBAL_KEY = Symbol.for("deltalite.probeCache");
 
 /**
  * The cap from DELTALITE_PROBE_CACHE_BYTES: a non-negative integer number of bytes (0 turns the cache off).
- * Unset, empty or invalid → the default (an invalid value also emits a process warning).
+ * Unset or empty → the default; anything else is a `DeltaLiteError` (kind `generic`) naming the variable and
+ * the value, as every other DELTALITE_* variable is.
  */
 export function probeCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.DELTALITE_PROBE_CACHE_BYTES?.trim();
-  if (raw === undefined || raw === "") return DEFAULT_PROBE_CACHE_BYTES;
-  if (/^\d+$/.test(raw)) {
-    const value = Number(raw);
+  const raw = env.DELTALITE_PROBE_CACHE_BYTES;
+  const text = raw?.trim();
+  if (text === undefined || text === "") return DEFAULT_PROBE_CACHE_BYTES;
+  if (/^\d+$/.test(text)) {
+    const value = Number(text);
     if (Number.isSafeInteger(value)) return value;
   }
-  process.emitWarning(
-    `DELTALITE_PROBE_CACHE_BYTES=${JSON.stringify(raw)} is not a non-negative integer; using ${DEFAULT_PROBE_CACHE_BYTES}`,
-    { code: "DELTALITE_INVALID_ENV" },
+  throw new DeltaLiteError(
+    "generic",
+    `DELTALITE_PROBE_CACHE_BYTES must be a non-negative integer (got ${JSON.stringify(raw)})`,
   );
-  return DEFAULT_PROBE_CACHE_BYTES;
 }
 
-/** The process-wide probe cache (created on first use from the environment). */
+/** The process-wide probe cache (created on first use from the environment; throws while that is invalid). */
 export function globalProbeCache(): ProbeCache {
   const holder = globalThis as { [GLOBAL_KEY]?: ProbeCache };
   let cache = holder[GLOBAL_KEY];

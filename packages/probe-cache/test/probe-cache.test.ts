@@ -1,9 +1,11 @@
 /**
  * ProbeCache: LRU order and byte cap against a model over random operation sequences (property test),
  * the per-entry cap (maxBytes/8), the in-flight cap (maxBytes/4) of collections, hit/miss counters,
- * key spaces, invalidation (also of collections in flight), 0 = off, the environment variable and the
- * process-wide functions; KeyHashSet against a Set<bigint>.
+ * key spaces, invalidation (also of collections in flight), 0 = off, the environment variable (an invalid
+ * value is a typed error where the process-wide cache is first sized, not at import) and the process-wide
+ * functions; KeyHashSet against a Set<bigint>.
  */
+import { isDeltaLiteError } from "@deltalite/errors";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -306,20 +308,69 @@ describe("process-wide cache", () => {
   });
 
   it.each([
-    [undefined, DEFAULT_PROBE_CACHE_BYTES, false],
-    ["", DEFAULT_PROBE_CACHE_BYTES, false],
-    ["0", 0, false],
-    [" 1048576 ", 1048576, false],
-    ["-5", DEFAULT_PROBE_CACHE_BYTES, true],
-    ["12MB", DEFAULT_PROBE_CACHE_BYTES, true],
-  ])("DELTALITE_PROBE_CACHE_BYTES=%j gives %i bytes (warning: %s)", (raw, expected, warns) => {
+    [undefined, DEFAULT_PROBE_CACHE_BYTES],
+    ["", DEFAULT_PROBE_CACHE_BYTES],
+    ["0", 0],
+    [" 1048576 ", 1048576],
+  ])("DELTALITE_PROBE_CACHE_BYTES=%j gives %i bytes, no warning", (raw, expected) => {
     const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     try {
       const env = raw === undefined ? {} : { DELTALITE_PROBE_CACHE_BYTES: raw };
       expect(probeCacheBytesFromEnv(env)).toBe(expected);
-      expect(spy.mock.calls.length > 0).toBe(warns);
+      expect(spy).not.toHaveBeenCalled();
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  // One rule with every other DELTALITE_* variable: a typed error naming the variable and the value.
+  it.each(["-5", "12MB", "1.5", "1e3", "99999999999999999999"])(
+    "DELTALITE_PROBE_CACHE_BYTES=%j is a DeltaLiteError (kind generic), no warning",
+    (raw) => {
+      const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+      try {
+        let error: unknown;
+        try {
+          probeCacheBytesFromEnv({ DELTALITE_PROBE_CACHE_BYTES: raw });
+        } catch (e) {
+          error = e;
+        }
+        expect(isDeltaLiteError(error)).toBe(true);
+        expect(error).toMatchObject({
+          kind: "generic",
+          message: `DELTALITE_PROBE_CACHE_BYTES must be a non-negative integer (got ${JSON.stringify(raw)})`,
+        });
+        expect(spy).not.toHaveBeenCalled();
+      } finally {
+        spy.mockRestore();
+      }
+    },
+  );
+
+  it("an invalid DELTALITE_PROBE_CACHE_BYTES throws where the cache is first sized, not at import", async () => {
+    const holder = globalThis as Record<symbol, unknown>;
+    const key = Symbol.for("deltalite.probeCache");
+    const saved = holder[key];
+    delete holder[key];
+    vi.stubEnv("DELTALITE_PROBE_CACHE_BYTES", "lots");
+    try {
+      vi.resetModules();
+      const fresh = await import("../src/index.js");
+      const expected = {
+        kind: "generic",
+        message: 'DELTALITE_PROBE_CACHE_BYTES must be a non-negative integer (got "lots")',
+      };
+      expect(() => fresh.probeCacheStats()).toThrow(expect.objectContaining(expected));
+      expect(() => fresh.globalProbeCache()).toThrow(expect.objectContaining(expected));
+      // Nothing was created: a corrected value is read on the next use.
+      expect(holder[key]).toBeUndefined();
+      vi.stubEnv("DELTALITE_PROBE_CACHE_BYTES", "4096");
+      expect(fresh.probeCacheStats().maxBytes).toBe(4096);
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+      if (saved === undefined) delete holder[key];
+      else holder[key] = saved;
     }
   });
 });

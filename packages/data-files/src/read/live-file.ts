@@ -8,6 +8,7 @@
  * no wanted column is stored is not read at all: its row counts come from the footer.
  */
 import type { FileView } from "@deltalite/delta-log";
+import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
   conformData,
@@ -118,8 +119,11 @@ async function* decodedGroups(
   fromFile: readonly Field[],
   context: LiveFileReadContext,
 ): AsyncGenerator<{ rows: number; decoded: readonly Data[] }> {
+  const step = context.batchRows;
+  if (step !== undefined && !(Number.isSafeInteger(step) && step > 0)) {
+    throw new DeltaLiteError("generic", `batchRows must be a positive integer (got ${step})`);
+  }
   if (fromFile.length === 0) {
-    const step = context.batchRows;
     for (const rows of reader.rowGroupRows) {
       if (step === undefined || rows <= step) yield { rows, decoded: [] };
       else for (let at = 0; at < rows; at += step) yield { rows: Math.min(step, rows - at), decoded: [] };

@@ -2,7 +2,7 @@
  * Owns the validation of `UpsertOptions` as a whole: `validateUpsertOptions` runs at the very start of an
  * upsert, before the source is read, so a bad knob is refused before anything is written (the
  * nullability-relax metadata commit included) instead of failing where it is first used. Each rule accepts
- * exactly what the knob's consumer accepts today — its message says where that is — with two exceptions:
+ * exactly what the knob's consumer accepts today (the comment at each rule names it), with two exceptions:
  * `multipartPartSizeBytes` must be ≥ 5 MiB (the S3 store's minimum part), and NaN or a non-number is refused
  * everywhere (consumers that clamp would otherwise misread it: NaN probe workers decide no file). It also
  * sizes the process-wide probe cache when the call uses it, so an invalid DELTALITE_PROBE_CACHE_BYTES fails
