@@ -127,6 +127,28 @@ describe("deltalite scan", () => {
     expect(await fs.readFile(output, "utf8")).toBe("");
   });
 
+  it("a scan matching nothing exports a valid Parquet file: the table's schema, no rows", async () => {
+    const output = path.join(tmp, "none.parquet");
+    const r = run([
+      "scan",
+      uri,
+      "--filter",
+      '[{"column":"id","op":"gt","value":99999}]',
+      "--format",
+      "parquet",
+      "--output",
+      output,
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 0, format: "parquet", filesRead: 0 });
+    const back = await oracle.call<ScanRows>("scan_read_file", { path: output, format: "parquet" });
+    const expected = await oracle.call<ScanRows>("scan_delta", { uri });
+    expect(back.rows).toEqual([]);
+    expect(back.fields).toEqual(expected.fields);
+    expect((await fs.readdir(tmp)).filter((f) => f.includes("partial"))).toEqual([]);
+  });
+
   it.each([
     [["--output", "-", "--json"], "--json with --output -"],
     [["--format", "csv", "--output", "x"], "unknown format"],

@@ -11,9 +11,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type ScanFilterCondition, scanTable, type TableScan } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
-import { DeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore, openStore } from "@deltalite/object-store";
-import { writeParquetFiles } from "@deltalite/parquet-stream";
+import { writeEmptyParquetFile, writeParquetFiles } from "@deltalite/parquet-stream";
 import { type RecordBatch, RecordBatchStreamWriter, type Schema } from "apache-arrow";
 import { batchToNdjson } from "../json/index.js";
 import { integerFlag, requireUri, UsageError, type Verb, type VerbContext } from "./framework.js";
@@ -132,21 +131,16 @@ async function writeParquetFile(
   const dir = path.dirname(target);
   const key = path.basename(partialPath(target));
   const store = new LocalFileStore(dir);
-  let wrote = false;
   try {
-    const files = await writeParquetFiles(store, scan, {
+    const options = {
       schema,
       nextKey: () => key,
       targetFileSize: Number.MAX_SAFE_INTEGER,
       ...(signal ? { signal } : {}),
-    });
-    wrote = files.length > 0;
-    if (!wrote) {
-      throw new DeltaLiteError(
-        "not_implemented",
-        "the scan returned no rows, and the Parquet writer cannot yet write a file without rows (use --format ndjson or arrow)",
-      );
-    }
+    };
+    const files = await writeParquetFiles(store, scan, options);
+    // A scan without rows still exports a valid Parquet file: the schema and no row groups.
+    if (files.length === 0) await writeEmptyParquetFile(store, options);
     await fs.rename(path.join(dir, key), target);
   } catch (error) {
     await fs.rm(path.join(dir, key), { force: true });

@@ -12,4 +12,10 @@ export {
   type ParquetCodec,
   type WriteParquetOptions,
 } from "./options.js";
-export { FOOTER_PARSERS, parquetFileStream, type WrittenFile, writeParquetFiles } from "./parquet-writer.js";
+export {
+  FOOTER_PARSERS,
+  parquetFileStream,
+  type WrittenFile,
+  writeEmptyParquetFile,
+  writeParquetFiles,
+} from "./parquet-writer.js";

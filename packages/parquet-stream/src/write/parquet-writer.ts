@@ -8,7 +8,7 @@
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import type { RecordBatch } from "apache-arrow";
+import { makeData, RecordBatch, RecordBatchStreamWriter, Struct } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
 import * as wasm from "parquet-wasm";
 import { ObjectSink } from "./object-sink.js";
@@ -233,4 +233,29 @@ export async function writeParquetFiles(
   const files: WrittenFile[] = [];
   for await (const file of parquetFileStream(store, batches, options)) files.push(file);
   return files;
+}
+
+/**
+ * Writes one Parquet object with `options.schema` and no rows (a file with the schema and zero row groups,
+ * as pyarrow writes an empty table): what an export of an empty result must still produce. Created with
+ * mode `create` at `options.nextKey()`, with the same writer properties as every other file.
+ */
+export async function writeEmptyParquetFile(
+  store: ObjectStore,
+  options: WriteParquetOptions,
+): Promise<WrittenFile> {
+  const resolved = resolveWriteOptions(options);
+  const key = resolved.nextKey();
+  const schema = resolved.schema;
+  const children = schema.fields.map((f) => makeData({ type: f.type, length: 0, nullCount: 0 } as never));
+  const empty = new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children } as never) as never,
+  );
+  const table = wasm.Table.fromIPCStream(RecordBatchStreamWriter.writeAll([empty]).toUint8Array(true));
+  // writeParquet takes ownership of the table (and frees it).
+  const bytes = wasm.writeParquet(table, writerProperties(resolved));
+  await store.put(key, bytes, { mode: "create", signal: resolved.signal });
+  const metadata = await parseFooter(store, key, bytes.byteLength, bytes, resolved.signal);
+  return { key, size: bytes.byteLength, numRows: 0, metadata };
 }
