@@ -287,3 +287,31 @@ describe("the CLI through the proxy", () => {
     expect(commits.map((c) => c.version)).toEqual([0]);
   });
 });
+
+describe("a refresh that fails after a landed commit", () => {
+  for (const op of ["upsert", "vacuum"] as const) {
+    it(`${op}: the landed commit is the answer; the handle reloads before its next use`, async () => {
+      const name = `refresh-${op}-${++n}`;
+      const uri = `s3://${rig.bucket}/${name}`;
+      const before = await setUp(op, uri);
+      const table = await DeltaLiteTable.open(uri, { storageOptions: rig.viaProxy });
+      // Every LIST after the first one this operation makes fails (the SDK's retries included).
+      const list = { method: "GET", path: new RegExp(`^/${rig.bucket}/?$`), query: /list-type=2/ };
+      rig.proxy.clearEvents();
+      rig.proxy.setRules([{ ...list, call: 2, times: 50, fault: { type: "status-before", status: 500 } }]);
+      const version =
+        op === "upsert"
+          ? (await table.upsert(rowsOf(ids(20, 5), "upd"), { primaryKeys: ["id"], partitionKey: "part" }))
+              .version
+          : (await table.vacuum({ retentionHours: 0, enforceRetentionDuration: false })).versions.at(-1);
+      rig.proxy.setRules([]);
+      expect(rig.proxy.events().filter((e) => e.fault === "status-before").length).toBeGreaterThan(0);
+      const logged = await loggedCommits(uri, rig.direct);
+      expect(version).toBe(logged.at(-1)?.version);
+      expect(version).toBeGreaterThan(before.version);
+      // The next operation through the same handle starts from the table as it is.
+      const next = await table.write(rowsOf(ids(900, 3), "after"));
+      expect(next.version).toBe((version as number) + 1);
+    });
+  }
+});
