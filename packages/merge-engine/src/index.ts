@@ -13,7 +13,14 @@ export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from 
 export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
 export {
+  fileHoldsSourceKey,
   type PruneStrategy,
+  planSource,
+  type RewriteInput,
+  type RewriteResult,
+  rewritePartition,
+  type SourcePartition,
+  type SourcePlanInput,
   type UpsertOptions,
   type UpsertSource,
   type UpsertStats,

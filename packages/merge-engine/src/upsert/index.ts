@@ -1,4 +1,11 @@
-/** The upsert pipeline: validate, plan per partition, prune (stats, probe), rewrite, one MERGE commit. */
+/**
+ * The upsert pipeline: validate, plan per partition, prune (stats, probe), rewrite, one MERGE commit — and
+ * its building blocks for the engines built on it (the source plan with per-partition key sets, the exact
+ * probe of one file, the rewrite of one partition with its dropped-rows hook).
+ */
+export { fileHoldsSourceKey } from "./probe.js";
+export { type RewriteInput, type RewriteResult, rewritePartition } from "./rewrite.js";
+export { planSource, type SourcePartition, type SourcePlanInput } from "./source-batch.js";
 export { compareCodePoints, statsMayHoldKey } from "./stats-prune.js";
 export type { PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
 export { batchBytes, DEFAULT_MAX_SOURCE_BYTES, type UpsertSource, upsert } from "./upsert.js";

@@ -43,6 +43,12 @@ export interface RewriteInput {
   signal: AbortSignal | undefined;
   /** Receives every file as soon as it is complete (for clean-up on a later failure). */
   onFile: (file: WrittenFile) => void;
+  /**
+   * Receives the target rows the rewrite drops (those whose key the source replaces), one batch per
+   * decoded batch that lost rows, in the data-file schema, before the survivors are written on (a change
+   * data feed's pre-images; a delete's counts).
+   */
+  onDroppedRows?: ((rows: RecordBatch) => void | Promise<void>) | undefined;
 }
 
 export interface RewriteResult {
@@ -84,6 +90,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             const entry = set.find(keys, i);
             if (entry < 0) keep[kept++] = i;
             else matches[entry] = (matches[entry] as number) + 1;
+          }
+          if (kept < batch.numRows && input.onDroppedRows) {
+            await input.onDroppedRows(takeRows(batch, droppedRows(keep.subarray(0, kept), batch.numRows)));
           }
           counts.rowsUpdated += batch.numRows - kept;
           counts.rowsCopied += kept;
@@ -134,4 +143,16 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     ...counts,
     bytesWritten: files.reduce((n, f) => n + f.size, 0),
   };
+}
+
+/** The row indices in [0, numRows) that `kept` (ascending) does not hold. */
+function droppedRows(kept: Int32Array, numRows: number): Int32Array {
+  const out = new Int32Array(numRows - kept.length);
+  let k = 0;
+  let n = 0;
+  for (let i = 0; i < numRows; i++) {
+    if (k < kept.length && kept[k] === i) k++;
+    else out[n++] = i;
+  }
+  return out;
 }
