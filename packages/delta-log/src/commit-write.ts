@@ -17,7 +17,8 @@ import {
   isDeltaLiteError,
 } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import { parseCommit } from "./actions.js";
+import type { ParsedAction } from "./actions.js";
+import { readCommit } from "./commit-read.js";
 import { commitKey } from "./log-path.js";
 
 /** Result of one attempt to write one version (kernel's CommitResponse idea). */
@@ -79,21 +80,18 @@ async function readOwner(
   txnId: string,
   signal: AbortSignal,
 ): Promise<Reading> {
-  let bytes: Uint8Array;
+  let actions: ParsedAction[];
   try {
-    bytes = await store.get(commitKey(version), { signal });
+    actions = await readCommit(store, version, { signal });
   } catch (error) {
     if (hasErrorKind(error, "not_found")) return "missing";
+    // Not a commit we could have written; the conflict path reports what is wrong with it.
+    if (hasErrorKind(error, "corrupt_log")) return "theirs";
     throw error;
   }
-  try {
-    const info = parseCommit(bytes, `${store.root}/${commitKey(version)}`).find((a) => "commitInfo" in a);
-    const found = info && "commitInfo" in info ? info.commitInfo.txnId : undefined;
-    return found === txnId ? "ours" : "theirs";
-  } catch {
-    // Not a commit we could have written; the conflict path reports what is wrong with it.
-    return "theirs";
-  }
+  const info = actions.find((a) => "commitInfo" in a);
+  const found = info && "commitInfo" in info ? info.commitInfo.txnId : undefined;
+  return found === txnId ? "ours" : "theirs";
 }
 
 async function resolveOutcome(

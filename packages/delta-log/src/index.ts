@@ -5,6 +5,7 @@
 export * from "./actions.js";
 export * from "./checkpoint-read.js";
 export * from "./commit-info.js";
+export * from "./commit-read.js";
 export * from "./commit-write.js";
 export * from "./conflict-checker.js";
 export * from "./file-actions.js";
@@ -19,3 +20,4 @@ export * from "./snapshot.js";
 export * from "./stats/index.js";
 export * from "./table-paths.js";
 export * from "./transaction.js";
+export * from "./value-text.js";

@@ -86,6 +86,52 @@ export async function listLogFiles(
   return out;
 }
 
+/** True for the kinds of checkpoint file a snapshot can start from (classic, multi-part, UUID-named v2). */
+export function isCheckpointFile(
+  file: LogFile,
+): file is LogFile & { kind: "checkpoint" | "multipartCheckpoint" | "uuidCheckpoint" } {
+  return file.kind === "checkpoint" || file.kind === "multipartCheckpoint" || file.kind === "uuidCheckpoint";
+}
+
+/**
+ * The complete checkpoints in a listing, by version — the one completeness rule, shared by the segment
+ * builder and log cleanup. A classic or UUID-named checkpoint is one file (classic wins over UUID at one
+ * version); a multi-part checkpoint counts only when every part 1..n of one `n` is listed, its files ordered
+ * by part, and only where no single-file checkpoint of that version exists.
+ */
+export function completeCheckpoints(files: readonly LogFile[]): Map<number, CheckpointRef> {
+  const checkpoints = new Map<number, CheckpointRef>();
+  const multipart = new Map<string, { version: number; numParts: number; parts: Map<number, ObjectMeta> }>();
+  for (const file of files) {
+    if (file.kind === "checkpoint" || file.kind === "uuidCheckpoint") {
+      if (!checkpoints.has(file.version) || file.kind === "checkpoint") {
+        checkpoints.set(file.version, { version: file.version, kind: file.kind, files: [file.meta] });
+      }
+    } else if (file.kind === "multipartCheckpoint") {
+      const id = `${file.version}/${file.numParts}`;
+      const group = multipart.get(id) ?? { version: file.version, numParts: file.numParts, parts: new Map() };
+      group.parts.set(file.part, file.meta);
+      multipart.set(id, group);
+    }
+  }
+  for (const { version, numParts, parts } of multipart.values()) {
+    if (parts.size !== numParts || checkpoints.has(version)) continue;
+    const ordered = Array.from({ length: numParts }, (_, i) => parts.get(i + 1)!);
+    checkpoints.set(version, { version, kind: "multipartCheckpoint", files: ordered });
+  }
+  return checkpoints;
+}
+
+/** The newest of `checkpoints` (from `completeCheckpoints`) at or below `version`, if any. */
+export function newestCheckpointAtOrBefore(
+  checkpoints: ReadonlyMap<number, CheckpointRef>,
+  version: number,
+): CheckpointRef | undefined {
+  let best: CheckpointRef | undefined;
+  for (const [v, ref] of checkpoints) if (v <= version && (!best || v > best.version)) best = ref;
+  return best;
+}
+
 /**
  * Picks the segment for `version` (latest when undefined) out of a listing. Throws
  * `DeltaLiteTableNotFoundError` when the listing has no commit and no checkpoint, `not_found` for a
@@ -97,39 +143,8 @@ export function buildSegment(
   table: string,
 ): LogSegment {
   const commits = new Map<number, CommitFile>();
-  const checkpoints = new Map<number, CheckpointRef>();
-  const multipart = new Map<string, LogFile[]>();
-  for (const file of files) {
-    switch (file.kind) {
-      case "commit":
-        commits.set(file.version, file);
-        break;
-      case "checkpoint":
-      case "uuidCheckpoint":
-        if (!checkpoints.has(file.version) || file.kind === "checkpoint") {
-          checkpoints.set(file.version, { version: file.version, kind: file.kind, files: [file.meta] });
-        }
-        break;
-      case "multipartCheckpoint": {
-        const id = `${file.version}/${file.numParts}`;
-        const parts = multipart.get(id) ?? [];
-        parts.push(file);
-        multipart.set(id, parts);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  for (const parts of multipart.values()) {
-    const first = parts[0];
-    if (first?.kind !== "multipartCheckpoint") continue;
-    const byPart = new Map<number, ObjectMeta>();
-    for (const p of parts) if (p.kind === "multipartCheckpoint") byPart.set(p.part, p.meta);
-    if (byPart.size !== first.numParts || checkpoints.has(first.version)) continue;
-    const ordered = Array.from({ length: first.numParts }, (_, i) => byPart.get(i + 1)!);
-    checkpoints.set(first.version, { version: first.version, kind: "multipartCheckpoint", files: ordered });
-  }
+  for (const file of files) if (isCommitFile(file)) commits.set(file.version, file);
+  const checkpoints = completeCheckpoints(files);
   if (commits.size === 0 && checkpoints.size === 0) {
     throw new DeltaLiteTableNotFoundError(`no Delta table at ${table}: _delta_log has no commits`);
   }
@@ -141,9 +156,7 @@ export function buildSegment(
   if (target > latest) {
     throw new DeltaLiteError("not_found", `${table}: version ${target} does not exist (latest is ${latest})`);
   }
-  let checkpoint: CheckpointRef | undefined;
-  for (const [v, ref] of checkpoints)
-    if (v <= target && (!checkpoint || v > checkpoint.version)) checkpoint = ref;
+  const checkpoint = newestCheckpointAtOrBefore(checkpoints, target);
   const from = checkpoint ? checkpoint.version + 1 : 0;
   const tail: CommitFile[] = [];
   for (let v = from; v <= target; v++) {
@@ -182,10 +195,7 @@ export async function findSegment(
     const hint = await readLastCheckpoint(store, signal);
     if (hint) {
       const files = await listLogFiles(store, hint.version, signal);
-      const hasCheckpoint = files.some(
-        (f) => f.kind === "checkpoint" || f.kind === "uuidCheckpoint" || f.kind === "multipartCheckpoint",
-      );
-      if (hasCheckpoint) {
+      if (files.some(isCheckpointFile)) {
         try {
           const segment = buildSegment(files, undefined, table);
           if (segment.checkpoint) return { segment, hint };

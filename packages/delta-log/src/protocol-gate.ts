@@ -46,7 +46,11 @@ const LEGACY_WRITER_FEATURES: readonly (readonly string[])[] = [
   ],
 ];
 
-/** What a write does, for the features whose support depends on it. */
+/**
+ * What a write does, for the features whose support depends on it: `rewrite` removes data (a `remove` with
+ * `dataChange: true`), `append` only adds files (a `dataChange: false` rewrite such as compaction counts
+ * here: it changes no data), `metadata` neither.
+ */
 export type WriteKind = "append" | "rewrite" | "metadata";
 
 function refuse(table: string, feature: string, why: string): DeltaLiteUnsupportedTableError {
@@ -121,8 +125,8 @@ export function checkReadSupport(
 /**
  * Throws `DeltaLiteUnsupportedTableError` unless we can write to the table with a `kind` write: the read
  * gate passes, every writer feature is supported, and the features we accept only while unused are unused
- * (CHECK constraints, invariants, generated or identity columns; change data feed for non-appends;
- * deletion vectors for writes that remove files).
+ * (CHECK constraints, invariants, generated or identity columns; change data feed for writes that remove
+ * data; deletion vectors for writes that are not appends).
  */
 export function checkWriteSupport(
   protocol: ProtocolAction,

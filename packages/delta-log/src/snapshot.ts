@@ -4,7 +4,7 @@
  * commit whose file's modification time is at or before the timestamp, clamped to the oldest commit).
  * Exposes version, tableId, configuration, schema (Arrow + Delta JSON), partition columns, live files,
  * tombstones, txn versions; `reload()` reads only the commits after this version; `history()` reads
- * commitInfo newest first. Opening applies the read gate (`DeltaLiteUnsupportedTableError`).
+ * commitInfo newest first. Commit files are read through `readCommit` (commit-read.ts). Opening applies the read gate (`DeltaLiteUnsupportedTableError`).
  */
 import { DeltaLiteError, DeltaLiteTableNotFoundError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
@@ -18,8 +18,8 @@ import type {
   ProtocolAction,
   RemoveAction,
 } from "./actions.js";
-import { parseCommit } from "./actions.js";
 import { readCheckpoint } from "./checkpoint-read.js";
+import { readCommits } from "./commit-read.js";
 import {
   buildSegment,
   type CommitFile,
@@ -290,27 +290,6 @@ export function parseStats(stats: string | null | undefined): FileStats | undefi
   } catch {
     return undefined;
   }
-}
-
-/** Reads commit files with bounded parallelism, returning their actions in the given order. */
-export async function readCommits(
-  store: ObjectStore,
-  commits: readonly CommitFile[],
-  table: string,
-  signal?: AbortSignal,
-  concurrency = 8,
-): Promise<ParsedAction[][]> {
-  const out: ParsedAction[][] = new Array(commits.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < commits.length) {
-      const i = next++;
-      const file = commits[i]!;
-      out[i] = parseCommit(await store.get(file.key, { signal }), `${table}/${file.key}`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, commits.length) }, worker));
-  return out;
 }
 
 function toMillis(timestamp: Date | number | string): number {

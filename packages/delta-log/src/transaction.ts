@@ -2,10 +2,12 @@
  * Commits: a transaction's actions written create-if-absent as `_delta_log/<20 digits>.json` through
  * `tryCommitVersion`, which settles every inconclusive put by the transaction's `commitInfo.txnId` (never
  * check-then-write, never a guess). Losing the race is a value (`conflict`); `commitTransaction` then reads
- * the winning commits, runs the conflict checker, rebases and retries with jittered exponential backoff up to
- * `maxRetries` (default 15, as delta-rs), else throws `DeltaLiteCommitConflictError` naming the winning
- * version. After a durable commit a post-commit hook runs (checkpoint due when
- * `(v + 1) % delta.checkpointInterval == 0`); its failure is reported, never thrown.
+ * the winning commits (through `readCommit`), runs the conflict checker, rebases and retries with jittered
+ * exponential backoff up to `maxRetries` (default 15, as delta-rs), else throws `DeltaLiteCommitConflictError`
+ * naming the winning version. After a durable commit a post-commit hook runs (checkpoint due when
+ * `(v + 1) % delta.checkpointInterval == 0`); its failure is reported, never thrown, and its time on a
+ * checkpoint boundary is the result's `maintenanceMs`. The write gate sees a rewrite only where a remove
+ * changes data (`dataChange: true`).
  */
 import { randomUUID } from "node:crypto";
 import { DeltaLiteCommitConflictError, DeltaLiteError, hasErrorKind } from "@deltalite/errors";
@@ -15,13 +17,12 @@ import {
   type MetadataAction,
   type ParsedAction,
   type ProtocolAction,
-  parseCommit,
   serializeCommit,
 } from "./actions.js";
 import { buildCommitInfo } from "./commit-info.js";
+import { readCommit } from "./commit-read.js";
 import { type OutcomeResolution, tryCommitVersion } from "./commit-write.js";
 import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
-import { commitKey } from "./log-path.js";
 import { listLogFiles } from "./log-segment.js";
 import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } from "./protocol-gate.js";
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
@@ -57,9 +58,12 @@ export interface PostCommitContext {
  * use `afterCommit`. A hook failure is returned in `CommitResult.maintenanceError`, never thrown.
  */
 export interface PostCommitHooks {
-  onCheckpointDue?: ((context: PostCommitContext) => Promise<void>) | undefined;
-  afterCommit?: ((context: PostCommitContext) => Promise<void>) | undefined;
+  onCheckpointDue?: PostCommitHook | undefined;
+  afterCommit?: PostCommitHook | undefined;
 }
+
+/** One post-commit hook. */
+export type PostCommitHook = (context: PostCommitContext) => Promise<void>;
 
 export interface CommitOptions {
   /** delta-rs operation name: WRITE, MERGE, DELETE, OPTIMIZE, CREATE TABLE, ... */
@@ -94,6 +98,11 @@ export interface CommitResult {
   rebasedPast: number[];
   snapshot: Snapshot;
   checkpointDue: boolean;
+  /**
+   * Milliseconds the post-commit hooks (`onCheckpointDue`, `afterCommit`) took, failed ones included. Like the
+   * seed's `maintenance_ms` it counts only on checkpoint-boundary commits (`checkpointDue`); 0 otherwise.
+   */
+  maintenanceMs: number;
   /** Set when a post-commit hook failed; the commit itself is durable. */
   maintenanceError?: unknown;
 }
@@ -102,8 +111,17 @@ function isBlindAppend(actions: readonly Action[]): boolean {
   return actions.every((a) => ("add" in a && a.add.dataChange) || "txn" in a);
 }
 
+/** True when the actions remove data (a `remove` with `dataChange: false`, as compaction writes, does not). */
+function removesData(actions: readonly Action[]): boolean {
+  return actions.some((a) => "remove" in a && a.remove.dataChange);
+}
+
+/**
+ * What the write gate is told: a rewrite only when a remove changes data; a `dataChange: false` rewrite
+ * (compaction) adds files like an append and changes no data.
+ */
 function writeKindOf(actions: readonly Action[]): WriteKind {
-  if (actions.some((a) => "remove" in a)) return "rewrite";
+  if (removesData(actions)) return "rewrite";
   if (actions.some((a) => "add" in a)) return "append";
   return "metadata";
 }
@@ -125,10 +143,7 @@ export async function commitTransaction(
   const newMetadata = lastOf(actions, "metaData") as MetadataAction | undefined;
   const newProtocol = lastOf(actions, "protocol") as ProtocolAction | undefined;
   checkWriteSupport(newProtocol ?? snapshot.protocol, newMetadata ?? snapshot.metadata, table, kind);
-  if (
-    isAppendOnly(newMetadata ?? snapshot.metadata) &&
-    actions.some((a) => "remove" in a && a.remove.dataChange)
-  ) {
+  if (isAppendOnly(newMetadata ?? snapshot.metadata) && removesData(actions)) {
     throw new DeltaLiteError(
       "unsupported",
       `${table} is append-only (delta.appendOnly=true): removing data is not allowed`,
@@ -281,11 +296,22 @@ async function finish(
     ...landed,
     snapshot,
     checkpointDue: due,
+    maintenanceMs: 0,
   };
   const context: PostCommitContext = { store, version: snapshot.version, snapshot, checkpointDue: due };
+  // Each hook is timed on its own, failures included; the time counts only on a checkpoint boundary.
+  const run = async (hook: PostCommitHook | undefined) => {
+    if (!hook) return;
+    const started = performance.now();
+    try {
+      await hook(context);
+    } finally {
+      if (due) result.maintenanceMs += performance.now() - started;
+    }
+  };
   try {
-    if (due && hooks?.onCheckpointDue) await hooks.onCheckpointDue(context);
-    if (hooks?.afterCommit) await hooks.afterCommit(context);
+    if (due) await run(hooks?.onCheckpointDue);
+    await run(hooks?.afterCommit);
   } catch (error) {
     result.maintenanceError = error;
   }
@@ -308,15 +334,15 @@ async function readWinners(
     const got = await Promise.all(
       Array.from({ length: batch }, async (_, i) => {
         try {
-          return await store.get(commitKey(from + i), { signal });
+          return await readCommit(store, from + i, { signal, table });
         } catch (error) {
           if (hasErrorKind(error, "not_found")) return undefined;
           throw error;
         }
       }),
     );
-    for (const [i, bytes] of got.entries()) {
-      if (!bytes) {
+    for (const [i, actions] of got.entries()) {
+      if (!actions) {
         if (out.length === 0) {
           throw new DeltaLiteError(
             "corrupt_log",
@@ -328,7 +354,7 @@ async function readWinners(
         }
         return out;
       }
-      out.push({ version: from + i, actions: parseCommit(bytes, `${table}/${commitKey(from + i)}`) });
+      out.push({ version: from + i, actions });
     }
   }
 }

@@ -207,6 +207,28 @@ describe("conflict checks when two writers race for the same version", () => {
     expect((await Snapshot.open(store)).version).toBe(1);
   });
 
+  it.each([
+    [false, "accepted: a dataChange=false rewrite (compaction) is not a data rewrite", 2],
+    [true, "refused: change data files would be needed", 1],
+  ])(
+    "the write gate of a change-data-feed table: remove + add with dataChange=%s is %s",
+    async (dataChange, _outcome, version) => {
+      const store = new LocalFileStore(path.join(tmp, `cdf-${n++}`));
+      const created = await createTable(store, {
+        schema,
+        partitionColumns: ["day"],
+        configuration: { "delta.enableChangeDataFeed": "true" },
+      });
+      const v1 = await commitTransaction(created.snapshot, [add("a", "1")], { operation: "WRITE" });
+      const rewritten = add("a2", "1") as { add: AddAction };
+      const actions = [remove("a", "1", dataChange), { add: { ...rewritten.add, dataChange } }];
+      const result = await commitTransaction(v1.snapshot, actions, { operation: "OPTIMIZE" }).catch((e) => e);
+      if (dataChange) expect(result).toMatchObject({ kind: "unsupported", feature: "changeDataFeed" });
+      else expect(result).toMatchObject({ version: 2 });
+      expect((await Snapshot.open(store)).version).toBe(version);
+    },
+  );
+
   it("create refuses an existing table with already_exists", async () => {
     const store = new LocalFileStore(path.join(tmp, `exists-${n++}`));
     await createTable(store, { schema });

@@ -5,7 +5,8 @@
 // the outcome is unknown. Stores: the in-memory store behind FaultyStore (an answer replaced after the call
 // took effect, or a put that lands after its caller gave up).
 import { DeltaLiteError, hasErrorKind, isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
-import { FaultyStore, InMemoryStore, type ObjectStore } from "@deltalite/object-store";
+import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
+import { FaultyStore } from "@deltalite/object-store/testing";
 import { describe, expect, it } from "vitest";
 import {
   commitKey,

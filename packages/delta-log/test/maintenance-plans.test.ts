@@ -54,6 +54,23 @@ describe("planLogCleanup", () => {
     expect(planLogCleanup(listing, 4, 1).keys).toEqual([]);
   });
 
+  it("classifies with the log-path classifier: a complete multi-part checkpoint is safe, unknown names stay", () => {
+    const part = (v: number, p: number, n: number) =>
+      `_delta_log/${v20(v)}.checkpoint.${String(p).padStart(10, "0")}.${String(n).padStart(10, "0")}.parquet`;
+    const listing = [
+      ...Array.from({ length: 10 }, (_, v) => meta(`_delta_log/${v20(v)}.json`, 0)),
+      meta(part(3, 1, 2), 0),
+      meta(part(3, 2, 2), 0),
+      meta(part(7, 2, 2), 0), // part 1 of 2 missing: not a checkpoint
+      meta(`_delta_log/${v20(2)}.checkpoint.1.1.parquet`, 0), // not a Delta file name
+      meta(`_delta_log/${v20(1)}.checkpoint.${"ab".repeat(4)}-0000-0000-0000-000000000000.json`, 0), // v2
+      meta(`_delta_log/_sidecars/${v20(1)}.json`, 0),
+    ];
+    const plan = planLogCleanup(listing, 9, 1);
+    expect(plan.safeCheckpointVersion).toBe(3);
+    expect(plan.keys).toEqual([0, 1, 2].map((v) => `_delta_log/${v20(v)}.json`));
+  });
+
   it("never deletes what the oldest retained version needs (property)", () => {
     fc.assert(
       fc.property(

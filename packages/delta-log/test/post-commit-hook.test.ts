@@ -88,6 +88,39 @@ describe("post-commit hooks", () => {
     expect(ours.numFiles).toBe(6);
   });
 
+  it("maintenanceMs times both hooks (a failing one included) on checkpoint-boundary commits only", async () => {
+    const store = new LocalFileStore(path.join(tmp, "timed"));
+    const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const boom = new Error("cleanup failed");
+    const ran: number[] = [];
+    const hooks = {
+      onCheckpointDue: () => pause(30),
+      afterCommit: async (ctx: PostCommitContext) => {
+        ran.push(ctx.version);
+        await pause(30);
+        if (ctx.version === 3) throw boom;
+      },
+    };
+    let { snapshot, maintenanceMs } = await createTable(store, {
+      schema,
+      configuration: { "delta.checkpointInterval": "2" },
+      hooks,
+    });
+    const results = [];
+    for (let i = 1; i <= 4; i++) {
+      const result = await commitTransaction(snapshot, [add(i)], { operation: "WRITE", hooks });
+      results.push(result);
+      snapshot = result.snapshot;
+    }
+    // afterCommit ran after every version, but only boundary versions (1, 3) count its time.
+    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.checkpointDue)).toEqual([true, false, true, false]);
+    expect([maintenanceMs, results[1]!.maintenanceMs, results[3]!.maintenanceMs]).toEqual([0, 0, 0]);
+    expect(results[0]!.maintenanceMs).toBeGreaterThanOrEqual(55);
+    expect(results[2]!.maintenanceMs).toBeGreaterThanOrEqual(55);
+    expect(results[2]!.maintenanceError).toBe(boom);
+  });
+
   it("a failing hook is reported in maintenanceError; the commit stays durable", async () => {
     const store = new LocalFileStore(path.join(tmp, "failing"));
     const { snapshot } = await createTable(store, {

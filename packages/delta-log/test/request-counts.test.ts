@@ -12,7 +12,8 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CountingStore, LocalFileStore } from "@deltalite/object-store";
+import { LocalFileStore } from "@deltalite/object-store";
+import { CountingStore } from "@deltalite/object-store/testing";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkpointKey, commitKey, LAST_CHECKPOINT_KEY, Snapshot } from "../src/index.js";

@@ -30,8 +30,6 @@ export type {
 export * from "@deltalite/errors";
 export type { PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
 export {
-  CountingStore,
-  FaultyStore,
   InMemoryStore,
   LocalFileStore,
   listAll,

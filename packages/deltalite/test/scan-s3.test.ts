@@ -4,7 +4,8 @@
 
 import type { ScanFilterCondition } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
-import { CountingStore, openStore } from "@deltalite/object-store";
+import { openStore } from "@deltalite/object-store";
+import { CountingStore } from "@deltalite/object-store/testing";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benchScript = resolve(here, "../bench/upsert-bench.mjs");
+const benchScript = resolve(here, "../../../tools/bench/merge-engine/upsert-bench.mjs");
 const deltaliteDist = resolve(here, "../../deltalite/dist/index.js");
 const ROWS = 20_000;
 const CONTENDERS = ["deltalite upsert", "delta-rs MERGE"] as const;

@@ -1,13 +1,11 @@
 /**
  * @deltalite/object-store: the storage boundary of deltalite. One small `ObjectStore` interface with an
  * atomic `create`, three implementations (local file system, in-memory, S3), URI and storage-option
- * parsing, per-request deadlines (`TimeoutStore`, on by default for S3), and two wrappers for tests (request
- * counting and fault injection).
+ * parsing, and per-request deadlines (`TimeoutStore`, on by default for S3). The wrappers for tests (request
+ * counting and fault injection) and the contract suite are in `@deltalite/object-store/testing`.
  */
 
 export { asAsync, listAll } from "./collect.js";
-export { CountingStore, type MethodCount, type RequestRecord } from "./counting.js";
-export { type Fault, type FaultRule, FaultyStore } from "./faulty.js";
 export { compareUtf8, validateKey } from "./keys.js";
 export { LOCAL_TEMP_PREFIX, LocalFileStore } from "./local.js";
 export { InMemoryStore, namedMemoryStore } from "./memory.js";

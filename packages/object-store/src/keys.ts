@@ -1,6 +1,8 @@
 /**
  * Key hygiene shared by every store: validation (no way out of the root), UTF-8 byte-order comparison for
- * sorted listings, and range normalisation.
+ * sorted listings, and range normalisation. `compareUtf8` is also the library's one string order: Add-stats
+ * bounds (delta-log), scan filters and pruning (data-files) compare with it, this being the lowest package
+ * they all depend on.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ByteRange } from "./types.js";
@@ -33,7 +35,11 @@ function invalidPath(key: string, why: string): DeltaLiteError {
   return new DeltaLiteError("invalid_path", `invalid object key ${JSON.stringify(key)}: ${why}`);
 }
 
-/** Compares two strings by their UTF-8 bytes (the order S3 lists in). */
+/**
+ * Compares two strings by their UTF-8 bytes (the order S3 lists in, and the order Parquet statistics use),
+ * which is Unicode code-point order. Exact for well-formed strings; a lone surrogate sorts like the
+ * supplementary characters (above U+E000–U+FFFF), where UTF-8 encoders would substitute U+FFFD.
+ */
 export function compareUtf8(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {

@@ -7,7 +7,8 @@ import * as path from "node:path";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CountingStore, listAll, type ObjectStore, openStore } from "../src/index.js";
+import { listAll, type ObjectStore, openStore } from "../src/index.js";
+import { CountingStore } from "../src/testing-entry.js";
 
 let oracle: Oracle;
 let tmp: string;

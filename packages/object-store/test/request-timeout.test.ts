@@ -6,7 +6,6 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   DEFAULT_REQUEST_TIMEOUT_POLICY,
-  FaultyStore,
   InMemoryStore,
   LocalFileStore,
   listAll,
@@ -21,7 +20,7 @@ import {
   withRequestDeadline,
   withRequestTimeouts,
 } from "../src/index.js";
-import { runObjectStoreContract } from "../src/testing.js";
+import { FaultyStore, runObjectStoreContract } from "../src/testing-entry.js";
 
 const MiB = 1024 * 1024;
 const bytes = (n: number) => new Uint8Array(n).fill(7);

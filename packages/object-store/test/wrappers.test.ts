@@ -1,6 +1,7 @@
 import { DeltaLiteError } from "@deltalite/errors";
 import { describe, expect, it } from "vitest";
-import { CountingStore, FaultyStore, InMemoryStore, listAll } from "../src/index.js";
+import { InMemoryStore, listAll } from "../src/index.js";
+import { CountingStore, FaultyStore } from "../src/testing-entry.js";
 
 const bytes = (n: number) => new Uint8Array(n).fill(1);
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dispatcher = resolve(here, "../bench/run.mjs");
+const dispatcher = resolve(here, "../../../tools/bench/run.mjs");
 const ROWS = 20_000;
 
 interface Result {

@@ -1,4 +1,5 @@
-import { CountingStore, LocalFileStore } from "@deltalite/object-store";
+import { LocalFileStore } from "@deltalite/object-store";
+import { CountingStore } from "@deltalite/object-store/testing";
 import { goldenTable } from "@deltalite/tools/fixtures";
 import { describe, expect, it } from "vitest";
 import { readParquetObjects } from "../src/index.js";

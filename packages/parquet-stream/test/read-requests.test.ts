@@ -1,7 +1,8 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CountingStore, LocalFileStore, type ObjectStore, openStore } from "@deltalite/object-store";
+import { LocalFileStore, type ObjectStore, openStore } from "@deltalite/object-store";
+import { CountingStore } from "@deltalite/object-store/testing";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { testS3 } from "@deltalite/tools/s3-server";
 import type { RecordBatch } from "apache-arrow";

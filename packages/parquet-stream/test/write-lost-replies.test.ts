@@ -3,7 +3,8 @@
 // the key, for one-put files and multipart files alike. Without `uniqueKeys` (a checkpoint's shared key), or
 // when nothing landed, the error stands.
 import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
-import { FaultyStore, InMemoryStore } from "@deltalite/object-store";
+import { InMemoryStore } from "@deltalite/object-store";
+import { FaultyStore } from "@deltalite/object-store/testing";
 import { describe, expect, it } from "vitest";
 import { openParquetReader, writeParquetFiles } from "../src/index.js";
 import { sequenceTable } from "./write-helpers.js";

@@ -4,7 +4,7 @@
  * lookup path). It answers "may this file hold one of these keys?": equal keys give equal hashes, so a "no"
  * is exact and a "yes" may be a hash collision.
  *
- * Measured (bench/key-hash-set-bench.mjs, Node 20, 2-core VM at load ~3): fromWords of 1M hashes 102–126 ms
+ * Measured (tools/bench/probe-cache/key-hash-set-bench.mjs, Node 20, 2-core VM at load ~3): fromWords of 1M hashes 102–126 ms
  * (the native BigUint64Array sort does the work); 50k probes against 1M hashes, no hit, 18–19 ms.
  */
 

@@ -25,8 +25,9 @@
  * the order Parquet statistics use); binary byte by byte; booleans false < true.
  */
 import type { DeltaDataType, DeltaSchema } from "@deltalite/delta-log";
-import { parsePartitionValue } from "@deltalite/delta-log";
+import { parseDecimalText, parsePartitionValue } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
+import { compareUtf8 } from "@deltalite/object-store";
 
 export type ScanFilterOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "in" | "isNull" | "isNotNull";
 
@@ -280,23 +281,14 @@ function decimalOperand(
   condition: { column: string; op: string },
 ): { unscaled: bigint; scale: number } {
   const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
-  const m =
-    typeof text === "string" ? /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(text.trim()) : null;
-  if (!m || (m[2] === "" && (m[3] ?? "") === "")) {
+  const parsed = typeof text === "string" ? parseDecimalText(text) : undefined;
+  if (!parsed) {
     throw filterError(
       condition,
       `value ${describe(value)} is not a decimal (give it as a string, e.g. "12.30")`,
     );
   }
-  const [, sign, int = "", frac = "", exp = "0"] = m;
-  // value = int.frac × 10^exp = digits × 10^(exp − |frac|)
-  let digits = BigInt(`${int}${frac}` || "0");
-  let scale = frac.length - Number(exp);
-  if (scale < 0) {
-    digits *= 10n ** BigInt(-scale);
-    scale = 0;
-  }
-  return { unscaled: sign === "-" ? -digits : digits, scale };
+  return parsed;
 }
 
 function describe(value: unknown): string {
@@ -306,22 +298,8 @@ function describe(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** Code-point (UTF-8 byte) order of two JS strings. */
-export function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (U+D800–DFFF, i.e. code points ≥ U+10000) sort above U+E000–FFFF in code-point order.
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
-}
+/** Code-point (UTF-8 byte) order of two JS strings: the store listings' `compareUtf8`, under the scan's name. */
+export { compareUtf8 as compareStrings } from "@deltalite/object-store";
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -348,7 +326,7 @@ export function compareValues(a: Comparable, b: Comparable, kind: ValueKind): nu
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case "string":
-      return compareStrings(a as string, b as string);
+      return compareUtf8(a as string, b as string);
     case "boolean":
       return Number(a) - Number(b);
     case "binary":

@@ -16,13 +16,7 @@ import {
   parsePartitionValue,
   STATS_PRUNABLE_TYPES,
 } from "@deltalite/delta-log";
-import {
-  type Comparable,
-  compareStrings,
-  compareValues,
-  type ResolvedCondition,
-  satisfies,
-} from "./filter.js";
+import { type Comparable, compareValues, type ResolvedCondition, satisfies } from "./filter.js";
 
 /** The typed value of a partition column in a file (null when absent, null or empty). */
 export function partitionScalar(file: FileView, column: string, deltaType: string): Comparable | null {
@@ -62,8 +56,7 @@ export function statsMayMatch(stats: FileStats | undefined, condition: ResolvedC
   if (condition.op === "isNotNull") return true;
   if (!STATS_PRUNABLE_TYPES.has(condition.deltaType)) return true;
   const kind = condition.kind;
-  const cmp = (a: Comparable, b: Comparable) =>
-    kind === "string" ? compareStrings(a as string, b as string) : compareValues(a, b, kind);
+  const cmp = (a: Comparable, b: Comparable) => compareValues(a, b, kind);
   const below = (v: Comparable) => min !== undefined && cmp(v, min) < 0; // v < min
   const above = (v: Comparable) => max !== undefined && cmp(v, max) > 0; // v > max
   const v = condition.operands[0];

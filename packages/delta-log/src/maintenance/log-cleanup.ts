@@ -1,13 +1,18 @@
 /**
  * Which expired log files may be deleted, decided the way delta-rs ≥ 1.2 does ("safe checkpoint"): only
  * commits and checkpoints older than the newest checkpoint that every still-retained version can start
- * from, and only when their modification time is past the cutoff. `_last_checkpoint`, `.crc` files,
- * compacted logs and anything unknown are never deleted.
+ * from, and only when their modification time is past the cutoff. File names are classified by the one
+ * log-path classifier (`parseLogPath`) and checkpoint completeness is the segment builder's rule
+ * (`completeCheckpoints`). Only commits and classic / multi-part checkpoints are deleted or taken as the safe
+ * checkpoint; `_last_checkpoint`, UUID-named (v2) checkpoints, `.crc` files, compacted logs and anything the
+ * classifier does not know are never deleted.
  */
 import type { ObjectMeta } from "@deltalite/object-store";
+import { LOG_PREFIX, parseLogPath } from "../log-path.js";
+import { completeCheckpoints, type LogFile, newestCheckpointAtOrBefore } from "../log-segment.js";
 
-const DELETABLE = /^_delta_log\/(\d{20})\.(json|checkpoint(?:\.\d+\.\d+)?\.parquet)$/;
-const CHECKPOINT = /^_delta_log\/(\d{20})\.checkpoint(?:\.(\d+)\.(\d+))?\.parquet$/;
+/** A log file cleanup may delete: a commit, or a classic or multi-part checkpoint. */
+type DeletableFile = LogFile & { kind: "commit" | "checkpoint" | "multipartCheckpoint"; version: number };
 
 export interface LogCleanupPlan {
   /** Keys to delete, oldest first. */
@@ -26,44 +31,30 @@ export function planLogCleanup(
   currentVersion: number,
   cutoffMs: number,
 ): LogCleanupPlan {
+  const files = deletableFiles(listing);
   let minRetained = Number.POSITIVE_INFINITY;
-  for (const meta of listing) {
-    const m = DELETABLE.exec(meta.key);
-    if (m && meta.lastModified >= cutoffMs) minRetained = Math.min(minRetained, Number(m[1]));
+  for (const file of files) {
+    if (file.meta.lastModified >= cutoffMs) minRetained = Math.min(minRetained, file.version);
   }
-  const keep = Math.min(currentVersion, minRetained);
-  const safe = newestCompleteCheckpointAtOrBefore(listing, keep);
+  const checkpoints = completeCheckpoints(files);
+  const safe = newestCheckpointAtOrBefore(checkpoints, Math.min(currentVersion, minRetained))?.version;
   if (safe === undefined) return { keys: [], safeCheckpointVersion: undefined };
-  const keys = listing
-    .filter((meta) => {
-      const m = DELETABLE.exec(meta.key);
-      return m !== null && Number(m[1]) < safe && meta.lastModified <= cutoffMs;
-    })
-    .map((meta) => meta.key)
+  const keys = files
+    .filter((file) => file.version < safe && file.meta.lastModified <= cutoffMs)
+    .map((file) => file.meta.key)
     .sort();
   return { keys, safeCheckpointVersion: safe };
 }
 
-function newestCompleteCheckpointAtOrBefore(
-  listing: readonly ObjectMeta[],
-  version: number,
-): number | undefined {
-  const parts = new Map<string, Set<number>>();
-  let best: number | undefined;
+/** The listed files directly in `_delta_log/` that the log-path classifier names commits or checkpoints. */
+function deletableFiles(listing: readonly ObjectMeta[]): DeletableFile[] {
+  const out: DeletableFile[] = [];
   for (const meta of listing) {
-    const m = CHECKPOINT.exec(meta.key);
-    if (!m) continue;
-    const v = Number(m[1]);
-    if (v > version) continue;
-    if (m[2] === undefined) {
-      best = best === undefined ? v : Math.max(best, v);
-      continue;
+    if (!meta.key.startsWith(LOG_PREFIX)) continue;
+    const path = parseLogPath(meta.key);
+    if (path.kind === "commit" || path.kind === "checkpoint" || path.kind === "multipartCheckpoint") {
+      out.push({ ...path, meta });
     }
-    const id = `${v}/${m[3]}`;
-    const seen = parts.get(id) ?? new Set<number>();
-    seen.add(Number(m[2]));
-    parts.set(id, seen);
-    if (seen.size === Number(m[3])) best = best === undefined ? v : Math.max(best, v);
   }
-  return best;
+  return out;
 }

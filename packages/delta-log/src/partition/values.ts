@@ -2,10 +2,18 @@
  * Partition values as the Delta log holds them: typed JS scalars ⇄ the strings in `add.partitionValues`.
  * Serialisation follows delta-rs 1.6 byte for byte (floats in Rust `Display` form, timestamps with six
  * fraction digits, decimals with `scale` digits, binary as `\u00XX` escapes); parsing also accepts the
- * forms Spark writes (`1.0E20`, ISO-8601 timestamps, seconds without fraction).
+ * forms Spark writes (`1.0E20`, ISO-8601 timestamps, seconds without fraction). Dates, timestamps, decimals
+ * and float32 digits come from the shared text forms of value-text.ts.
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import { formatDate } from "../stats/stat-values.js";
+import {
+  daysFromCivil,
+  formatDate,
+  formatDecimal,
+  parseDecimalText,
+  shortestFloat32,
+  timestampParts,
+} from "../value-text.js";
 
 /**
  * A typed partition value. string → string; byte/short/integer/float/double → number; long → bigint;
@@ -112,17 +120,7 @@ export function formatRustFloat(x: number, single: boolean): string {
   if (x === Number.POSITIVE_INFINITY) return "inf";
   if (x === Number.NEGATIVE_INFINITY) return "-inf";
   if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-  let shortest = String(x);
-  if (single) {
-    for (let digits = 1; digits <= 9; digits++) {
-      const candidate = x.toPrecision(digits);
-      if (Math.fround(Number(candidate)) === x) {
-        shortest = String(Number(candidate));
-        break;
-      }
-    }
-  }
-  return expandExponent(shortest);
+  return expandExponent(String(single ? shortestFloat32(x) : x));
 }
 
 /** Turns JS number text such as `1e+21` or `1.5e-7` into plain decimal digits. */
@@ -137,48 +135,21 @@ function expandExponent(text: string): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
-function formatDecimal(unscaled: bigint, scale: number): string {
-  const negative = unscaled < 0n;
-  const abs = (negative ? -unscaled : unscaled).toString();
-  let body: string;
-  if (scale <= 0) body = abs + "0".repeat(-scale);
-  else {
-    const padded = abs.padStart(scale + 1, "0");
-    body = `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
-  }
-  return negative ? `-${body}` : body;
-}
-
+/** The unscaled value of decimal text at `scale`; the text must be exact at that scale. */
 function parseDecimal(text: string, scale: number, type: string): bigint {
-  const m = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(text.trim());
-  if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw parseError(text, type);
-  const [, sign, int = "", frac = "", exp = "0"] = m;
-  // value = int.frac × 10^exp; unscaled = value × 10^scale, which must be an integer.
-  const shift = scale + Number(exp) - frac.length;
-  let digits = BigInt(`${int}${frac}` || "0");
-  if (shift >= 0) digits *= 10n ** BigInt(shift);
-  else {
-    const div = 10n ** BigInt(-shift);
-    if (digits % div !== 0n) throw parseError(text, type);
-    digits /= div;
-  }
-  return sign === "-" ? -digits : digits;
+  const parsed = parseDecimalText(text);
+  if (!parsed) throw parseError(text, type);
+  const shift = scale - parsed.scale;
+  if (shift >= 0) return parsed.unscaled * 10n ** BigInt(shift);
+  const div = 10n ** BigInt(-shift);
+  if (parsed.unscaled % div !== 0n) throw parseError(text, type);
+  return parsed.unscaled / div;
 }
 
 /** `%Y-%m-%d %H:%M:%S%.6f` of a microsecond count (UTC wall clock). */
 export function formatTimestampMicros(micros: bigint): string {
-  let days = micros / MICROS_PER_DAY;
-  let rest = micros % MICROS_PER_DAY;
-  if (rest < 0n) {
-    rest += MICROS_PER_DAY;
-    days -= 1n;
-  }
-  const secondsOfDay = Number(rest / 1_000_000n);
-  const fraction = Number(rest % 1_000_000n);
-  const h = Math.floor(secondsOfDay / 3600);
-  const min = Math.floor((secondsOfDay % 3600) / 60);
-  const s = secondsOfDay % 60;
-  return `${formatDate(Number(days))} ${pad2(h)}:${pad2(min)}:${pad2(s)}.${String(fraction).padStart(6, "0")}`;
+  const { date, time, subsecond } = timestampParts(micros, 1_000_000n);
+  return `${date} ${time}.${String(subsecond).padStart(6, "0")}`;
 }
 
 function parseTimestampMicros(text: string, type: string): bigint {
@@ -216,18 +187,6 @@ function parseBinary(text: string): Uint8Array {
   }
   return new TextEncoder().encode(text);
 }
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-const pad2 = (n: number) => String(n).padStart(2, "0");
 
 function asString(value: PartitionScalar, type: string): string {
   if (typeof value !== "string") throw typeError(value, type);

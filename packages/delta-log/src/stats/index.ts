@@ -20,4 +20,4 @@ export {
   type StatBound,
   statBound,
 } from "./prune-bounds.js";
-export { formatDate, formatTimestamp, type StatKind, type StatsScalar, statKind } from "./stat-values.js";
+export { formatTimestamp, type StatKind, type StatsScalar, statKind } from "./stat-values.js";

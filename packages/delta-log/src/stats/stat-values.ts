@@ -4,8 +4,11 @@
  * null (serde_json's rendering), decimals as the f64 unscaled / 10^scale, dates `YYYY-MM-DD`, timestamps cut
  * to milliseconds (floor) as `YYYY-MM-DDTHH:MM:SS.mmmZ` (`…HH:MM:SS.mmm` without `Z` for timestamp_ntz), the
  * fraction left out when the value has no sub-second part; strings as stored (parquet-rs already cut them to
- * 64 bytes). Also the per-kind ordering used to merge row groups.
+ * 64 bytes). Also the per-kind ordering used to merge row groups. Dates and timestamps are cut from the
+ * shared calendar of value-text.ts; strings order by @deltalite/object-store's `compareUtf8`.
  */
+import { compareUtf8 } from "@deltalite/object-store";
+import { formatDate, timestampParts } from "../value-text.js";
 import type { SchemaElement } from "./leaf-columns.js";
 
 /** A leaf's stats rendering, or `skip` (no entry at all) / `nullCountOnly` (min/max dropped). */
@@ -110,69 +113,17 @@ function nudgeWideDecimal(value: number, element: SchemaElement): number {
   return view.getFloat64(0);
 }
 
-/** Compares strings in UTF-8 byte order (= code point order), as parquet-rs orders them. */
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
-  }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
+/** The order row-group bounds merge in: strings in UTF-8 byte order (as parquet-rs orders them), else `<`. */
 export function compareValues(a: bigint | number | boolean | string, b: typeof a): number {
-  if (typeof a === "string" && typeof b === "string") return compareCodePoints(a, b);
+  if (typeof a === "string" && typeof b === "string") return compareUtf8(a, b);
   if (a === b) return 0;
   return (a as number) < (b as number) ? -1 : 1;
 }
 
-function pad(value: number | bigint, width: number): string {
-  return String(value).padStart(width, "0");
-}
-
-/** chrono's `%Y`: at least four digits, a sign outside 0..9999. */
-function formatYear(year: number): string {
-  if (year >= 0 && year <= 9999) return pad(year, 4);
-  return `${year < 0 ? "-" : "+"}${pad(Math.abs(year), 4)}`;
-}
-
-/** Days since the epoch → proleptic Gregorian civil date. */
-function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  return { year, month, day };
-}
-
-export function formatDate(days: number): string {
-  const { year, month, day } = civilFromDays(days);
-  return `${formatYear(year)}-${pad(month, 2)}-${pad(day, 2)}`;
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
-
-/** Nanoseconds since the epoch → delta-rs's stats timestamp text. */
+/** Nanoseconds since the epoch → delta-rs's stats timestamp text (milliseconds, floored). */
 export function formatTimestamp(nanos: bigint, utc: boolean): string {
-  const seconds = floorDiv(nanos, 1_000_000_000n);
-  const subNanos = nanos - seconds * 1_000_000_000n;
-  const days = floorDiv(seconds, 86_400n);
-  const secondOfDay = Number(seconds - days * 86_400n);
-  const date = formatDate(Number(days));
-  const time = `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor((secondOfDay % 3600) / 60), 2)}:${pad(secondOfDay % 60, 2)}`;
-  const fraction = subNanos === 0n ? "" : `.${pad(subNanos / 1_000_000n, 3)}`;
+  const { date, time, subsecond } = timestampParts(nanos, 1_000_000_000n);
+  const fraction = subsecond === 0n ? "" : `.${String(subsecond / 1_000_000n).padStart(3, "0")}`;
   return utc ? `${date}T${time}${fraction}Z` : `${date} ${time}${fraction}`;
 }
 

@@ -14,9 +14,15 @@
  * - time of day → "HH:MM:SS.ffffff";
  * - struct → object (field order kept); list → array;
  * - map → object when the key type is a string type, else an array of {"key", "value"} objects.
+ * Dates, the date / time-of-day split of timestamps, decimals and float32 digits are @deltalite/delta-log's
+ * shared text forms (value-text.ts), the same that Add stats and partition values use.
  */
+import { formatDate, formatDecimal, shortestFloat32, timestampParts } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, type Field, type RecordBatch, TimeUnit, Type } from "apache-arrow";
+
+/** The §7 names of the shared text forms (one implementation each, in @deltalite/delta-log). */
+export { formatDate as dateText, formatDecimal as decimalText, shortestFloat32 } from "@deltalite/delta-log";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -39,16 +45,6 @@ export function jsonFloat(value: number): JsonValue {
   return value;
 }
 
-/** The shortest decimal text that reads back as the same float32. */
-export function shortestFloat32(value: number): number {
-  if (!Number.isFinite(value) || value === 0) return value;
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = Number(value.toPrecision(digits));
-    if (Math.fround(candidate) === value) return candidate;
-  }
-  return value;
-}
-
 /** The value of an IEEE half-precision float given by its 16 bits. */
 export function halfToNumber(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
@@ -64,19 +60,6 @@ export function jsonInt64(value: bigint): JsonValue {
   return value <= 9007199254740991n && value >= -9007199254740991n ? Number(value) : value.toString();
 }
 
-/** The exact text of an unscaled decimal at `scale`. */
-export function decimalText(unscaled: bigint, scale: number): string {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString();
-  let body: string;
-  if (scale <= 0) body = digits + "0".repeat(-scale);
-  else {
-    const padded = digits.padStart(scale + 1, "0");
-    body = `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
-  }
-  return negative ? `-${body}` : body;
-}
-
 /** The signed 128-bit value of decimal slot `index` (four little-endian 32-bit words). */
 export function decimal128At(words: Uint32Array, index: number): bigint {
   const at = index * 4;
@@ -88,33 +71,6 @@ export function decimal128At(words: Uint32Array, index: number): bigint {
   return BigInt.asIntN(128, value);
 }
 
-const pad2 = (n: number) => String(n).padStart(2, "0");
-
-function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp + (mp < 10 ? 3 : -9);
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
-function formatYear(year: number): string {
-  if (year < 0) return `-${String(-year).padStart(4, "0")}`;
-  return year > 9999 ? `+${year}` : String(year).padStart(4, "0");
-}
-
-/** "YYYY-MM-DD" of a day count since 1970-01-01. */
-export function dateText(days: number): string {
-  const { year, month, day } = civilFromDays(days);
-  return `${formatYear(year)}-${pad2(month)}-${pad2(day)}`;
-}
-
 const UNITS_PER_SECOND: Record<number, bigint> = {
   [TimeUnit.SECOND]: 1n,
   [TimeUnit.MILLISECOND]: 1_000n,
@@ -124,25 +80,22 @@ const UNITS_PER_SECOND: Record<number, bigint> = {
 
 /** ISO 8601 text of a count of `unit` since the epoch: 6 fraction digits (9 for nanoseconds), `Z` when `utc`. */
 export function timestampText(count: bigint, unit: TimeUnit, utc: boolean): string {
-  const perSecond = UNITS_PER_SECOND[unit] ?? 1_000_000n;
-  const perDay = perSecond * 86_400n;
-  let days = count / perDay;
-  let rest = count % perDay;
-  if (rest < 0n) {
-    rest += perDay;
-    days -= 1n;
-  }
-  const seconds = Number(rest / perSecond);
-  const fractionDigits = unit === TimeUnit.NANOSECOND ? 9 : 6;
-  const fraction = (rest % perSecond) * (10n ** BigInt(fractionDigits) / perSecond);
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  return `${dateText(Number(days))}T${pad2(h)}:${pad2(m)}:${pad2(s)}.${fraction.toString().padStart(fractionDigits, "0")}${utc ? "Z" : ""}`;
+  const { date, time, fraction } = timeParts(count, unit);
+  return `${date}T${time}.${fraction}${utc ? "Z" : ""}`;
 }
 
 function timeOfDayText(count: bigint, unit: TimeUnit): string {
-  return timestampText(count, unit, false).slice(11);
+  const { time, fraction } = timeParts(count, unit);
+  return `${time}.${fraction}`;
+}
+
+/** The shared date / time-of-day split, with the §7 fraction: 6 digits, 9 for nanoseconds. */
+function timeParts(count: bigint, unit: TimeUnit): { date: string; time: string; fraction: string } {
+  const perSecond = UNITS_PER_SECOND[unit] ?? 1_000_000n;
+  const { date, time, subsecond } = timestampParts(count, perSecond);
+  const digits = unit === TimeUnit.NANOSECOND ? 9 : 6;
+  const fraction = (subsecond * (10n ** BigInt(digits) / perSecond)).toString().padStart(digits, "0");
+  return { date, time, fraction };
 }
 
 export function base64(bytes: Uint8Array): string {
@@ -182,12 +135,12 @@ function nonNullReader(type: DataType): JsonValueReader {
     case Type.Decimal: {
       const { scale, bitWidth } = type as unknown as { scale: number; bitWidth: number };
       if (bitWidth !== 128) throw new DeltaLiteError("unsupported", `decimal of ${bitWidth} bits`);
-      return (data, i) => decimalText(decimal128At(data.values as Uint32Array, i), scale);
+      return (data, i) => formatDecimal(decimal128At(data.values as Uint32Array, i), scale);
     }
     case Type.Date: {
       const { unit } = type as unknown as { unit: number };
-      if (unit === 0) return (data, i) => dateText((data.values as Int32Array)[i]!);
-      return (data, i) => dateText(Math.floor(Number((data.values as BigInt64Array)[i]!) / 86_400_000));
+      if (unit === 0) return (data, i) => formatDate((data.values as Int32Array)[i]!);
+      return (data, i) => formatDate(Math.floor(Number((data.values as BigInt64Array)[i]!) / 86_400_000));
     }
     case Type.Timestamp: {
       const { unit, timezone } = type as unknown as { unit: TimeUnit; timezone: string | null };

@@ -5,7 +5,7 @@
  *
  * A 64-bit value is a pair of unsigned 32-bit numbers (hi, lo). Hash outputs are written as (lo, hi) word
  * pairs into a Uint32Array, so on little-endian hosts a BigUint64Array over the same memory reads them as
- * 64-bit numbers. Measured by bench/hash-bench.mjs (2-core VM, Node 20): see the numbers next to
+ * 64-bit numbers. Measured by tools/bench/merge-engine/hash-bench.mjs (2-core VM, Node 20): see the numbers next to
  * `xxh64Words8` and `xxh64Ranges`.
  */
 
@@ -57,7 +57,7 @@ const MERGE_ROTATIONS = [1, 7, 12, 18] as const;
 /**
  * Runs the 32-byte stripes of bytes[start, stripesEnd) through the four accumulators (seeded first). The
  * 64-bit arithmetic is written out in the loop body: with helper calls V8 gave up inlining in the big hash
- * function and 36-byte keys hashed at 0.7 M keys/s (bench/hash-bench.mjs; written out: see xxh64Ranges).
+ * function and 36-byte keys hashed at 0.7 M keys/s (tools/bench/merge-engine/hash-bench.mjs; written out: see xxh64Ranges).
  */
 function hashStripes(
   view: DataView,
@@ -419,7 +419,7 @@ function hashRange(
 /**
  * XXH64 of `count` 8-byte little-endian keys held as (lo, hi) word pairs in `words` (key i at words[2i],
  * words[2i+1]); hash i goes to out[2i] (lo), out[2i+1] (hi). The hot path for every integer, date,
- * timestamp and float key. Measured (bench/hash-bench.mjs, 1M int64 keys, 2-core VM, Node 20): 28–32 M
+ * timestamp and float key. Measured (tools/bench/merge-engine/hash-bench.mjs, 1M int64 keys, 2-core VM, Node 20): 28–32 M
  * keys/s at load average ~4–5 and 12.7–16.5 at ~9–10, vs 1.9–3.4 / 1.0–1.5 M keys/s for native
  * @node-rs/xxhash called once per key in the same runs. The arithmetic is inlined on purpose: the first
  * version, with helper calls writing module-scope registers, ran 2.1 M keys/s at load ~9.

@@ -12,22 +12,14 @@ import {
   STATS_PRUNABLE_TYPES,
   type StatBound,
 } from "@deltalite/delta-log";
+import { compareStrings } from "@deltalite/data-files";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
 import type { SourcePartition } from "./source-batch.js";
 
 type Value = StatBound;
 
-/** Code-point order (UTF-16 code-unit order differs for characters beyond the BMP). */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
-  }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
+/** Code-point (= UTF-8 byte) order, the one string order of stats, pruning and the scan filter. */
+export const compareCodePoints = compareStrings;
 
 const compare = (a: Value, b: Value): number =>
   typeof a === "string"

@@ -10,13 +10,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** name → { script, summary, usage } */
 export const BENCHMARKS = {
   parquet: {
-    script: "parquet-bench.mjs",
+    script: "parquet-stream/parquet-bench.mjs",
     summary:
       "streaming Parquet write + read, local disk and moto S3: peak RSS, rows/s, MB/s beside pyarrow and delta-rs",
     usage: "pnpm bench parquet [--sizes 1000000,10000000] [--targets local,s3]",
   },
   upsert: {
-    script: "../../merge-engine/bench/upsert-bench.mjs",
+    script: "merge-engine/upsert-bench.mjs",
     summary:
       "upsert of a ~1% batch into partitioned wide-row tables beside delta-rs MERGE: wall time, peak RSS, files/bytes rewritten",
     usage: "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--<upsert-option> value …]",

@@ -2,8 +2,8 @@
 // dedupe) and answering a 50k-key source's "may contain any" against it (the worst case: no hit, so every
 // probe hash is searched). Median of 5 after a warm-up.
 //
-//   pnpm exec tsc -b packages/probe-cache && node packages/probe-cache/bench/key-hash-set-bench.mjs
-import { KeyHashSet } from "../dist/index.js";
+//   pnpm exec tsc -b packages/probe-cache && node tools/bench/probe-cache/key-hash-set-bench.mjs
+import { KeyHashSet } from "@deltalite/probe-cache";
 
 const N = 1_000_000;
 const PROBES = 50_000;

@@ -3,18 +3,18 @@
 // disk and to a moto S3 server, each run in its own child process, and prints peak RSS and rows/s beside
 // pyarrow writing the same shape of data in the same run.
 //
-//   pnpm exec tsc -b && node packages/parquet-stream/bench/write-bench.mjs [rows,rows,...]
+//   pnpm exec tsc -b && node tools/bench/parquet-stream/write-bench.mjs [rows,rows,...]
 //   (BENCH_OURS_ONLY=1 skips the pyarrow runs)
 //
-// The parent starts moto_server (tools/oracle/.venv) on a free port, creates a bucket with an unsigned PUT,
-// and stops the server at the end. Defaults of the writer are used (snappy, 128 MiB / 1,048,576-row row
+// The parent starts moto with the tests' launcher (tools/src/s3-server.ts), creates a bucket with an unsigned
+// PUT, and stops the server at the end. Defaults of the writer are used (snappy, 128 MiB / 1,048,576-row row
 // groups, 100 MiB files, multipart above 64 MiB in 16 MiB parts, 4 in flight).
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startS3Server } from "@deltalite/tools/s3-server";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../..");
@@ -27,7 +27,7 @@ async function childOurs({ rows, target, endpoint, bucket }) {
   const { makeData, makeVector, RecordBatch, Schema, Field, Int64, Float64, Utf8, Struct } = await import(
     "apache-arrow"
   );
-  const { writeParquetFiles } = await import("../dist/index.js");
+  const { writeParquetFiles } = await import("@deltalite/parquet-stream");
   const { wasmMemory } = await import("parquet-wasm");
   const { LocalFileStore, openStore } = await import("@deltalite/object-store");
   const fields = [
@@ -176,36 +176,13 @@ function run(command, args) {
   });
 }
 
-async function freePort() {
-  return new Promise((resolvePort) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 async function parent() {
   const sizes = (process.argv[2] ?? "1000000,3000000,10000000").split(",").map(Number);
-  const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
-  const moto = spawn(join(venv, "moto_server"), ["-H", "127.0.0.1", "-p", String(port)], {
-    stdio: "ignore",
-    detached: true,
-  });
+  const moto = await startS3Server();
+  const endpoint = moto.endpoint;
   const bucket = "bench";
   try {
-    for (let i = 0; ; i++) {
-      try {
-        const response = await fetch(`${endpoint}/${bucket}`, { method: "PUT" });
-        if (response.ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 100) throw new Error("moto_server did not start");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await moto.createBucket(bucket);
     const results = [];
     for (const rows of sizes) {
       for (const target of ["local", "s3"]) {
@@ -257,11 +234,7 @@ async function parent() {
       );
     }
   } finally {
-    try {
-      process.kill(-moto.pid, "SIGTERM");
-    } catch {
-      moto.kill("SIGTERM");
-    }
+    await moto.stop();
   }
 }
 

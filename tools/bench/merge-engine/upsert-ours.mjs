@@ -14,11 +14,12 @@ import { openParquetReader } from "@deltalite/parquet-stream";
 import { Table } from "apache-arrow";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const deltaliteDist = pathToFileURL(resolve(here, "../../deltalite/dist/index.js")).href;
+const repo = resolve(here, "../../..");
+const deltaliteDist = pathToFileURL(resolve(repo, "packages/deltalite/dist/index.js")).href;
 // parquet-wasm as the writer loads it (resolved from parquet-stream, so the same module instance): its linear
 // memory only grows, so its size after the call is the writer's high-water mark.
 const parquetWasm = pathToFileURL(
-  createRequire(resolve(here, "../../parquet-stream/package.json")).resolve("parquet-wasm"),
+  createRequire(resolve(repo, "packages/parquet-stream/package.json")).resolve("parquet-wasm"),
 ).href;
 
 const [tableDir, batchFile, optionsJson] = process.argv.slice(2);

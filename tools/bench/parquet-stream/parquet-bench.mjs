@@ -1,9 +1,9 @@
 // `pnpm bench parquet`: bounded-memory benchmark of the streaming Parquet writer and the row-group reader (not
-// a test). For each size and target (local disk, a moto S3 server this script starts and stops) it runs, each
-// in its own child process: deltalite's writer, deltalite's reader (full read, all columns, one row group at a
-// time), pyarrow writing and reading the same rows, and delta-rs (write_deltalake) writing them as a Delta
-// table. It prints one table per target (wall s, rows/s, MB/s, peak RSS, ratios) and whether deltalite's peak
-// RSS stayed flat from the smallest to the largest size.
+// a test). For each size and target (local disk, a moto S3 server this script starts and stops with the tests'
+// launcher, tools/src/s3-server.ts) it runs, each in its own child process: deltalite's writer, deltalite's
+// reader (full read, all columns, one row group at a time), pyarrow writing and reading the same rows, and
+// delta-rs (write_deltalake) writing them as a Delta table. It prints one table per target (wall s, rows/s,
+// MB/s, peak RSS, ratios) and whether deltalite's peak RSS stayed flat from the smallest to the largest size.
 //
 //   pnpm exec tsc -b && pnpm bench parquet [--sizes 1000000,10000000] [--targets local,s3]
 //     [--knobs tight|defaults] [--json out.json]
@@ -22,8 +22,8 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { runJsonChild } from "./lib/child-json.mjs";
-import { BENCH_CREDENTIALS, startMotoServer } from "./lib/moto-server.mjs";
+import { startS3Server } from "@deltalite/tools/s3-server";
+import { runJsonChild } from "../lib/child-json.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../..");
@@ -131,7 +131,7 @@ async function openBenchStore(where, config) {
 }
 
 async function childWrite(rows, where, config) {
-  const { writeParquetFiles } = await import("../dist/index.js");
+  const { writeParquetFiles } = await import("@deltalite/parquet-stream");
   const { wasmMemory } = await import("parquet-wasm");
   const store = await openBenchStore(where, config);
   const { schema, batches, timing } = await rowBatches(rows);
@@ -166,7 +166,7 @@ async function childWrite(rows, where, config) {
 // ------------------------------------------------------------------------------------------- child: our reader
 
 async function childRead(files, where, config) {
-  const { openParquetReader } = await import("../dist/index.js");
+  const { openParquetReader } = await import("@deltalite/parquet-stream");
   const store = await openBenchStore(where, config);
   let rows = 0;
   let batches = 0;
@@ -295,7 +295,7 @@ async function parent() {
   ];
   for (const line of header) process.stderr.write(`${line}\n`);
 
-  const moto = targets.includes("s3") ? await startMotoServer(venvBin) : undefined;
+  const moto = targets.includes("s3") ? await startS3Server() : undefined;
   const results = [];
   const loads = [];
   try {
@@ -308,8 +308,8 @@ async function parent() {
           prefix: `${rows}/${engine}/`,
           storageOptions: moto?.storageOptions,
           endpoint: moto?.endpoint,
-          accessKeyId: BENCH_CREDENTIALS.accessKeyId,
-          secretAccessKey: BENCH_CREDENTIALS.secretAccessKey,
+          accessKeyId: moto?.storageOptions.AWS_ACCESS_KEY_ID,
+          secretAccessKey: moto?.storageOptions.AWS_SECRET_ACCESS_KEY,
           ...knobs,
         });
         const where = (engine) => (target === "s3" ? "s3" : join(dir, engine));

@@ -2,10 +2,18 @@
 // int64 keys, 16-character string keys and (int64, string) composite keys, beside the raw hash loops and the native @node-rs/xxhash
 // called once per key. Median of 5 runs over 1M keys, each after a warm-up.
 //
-//   pnpm exec tsc -b packages/merge-engine && node packages/merge-engine/bench/hash-bench.mjs [keys]
+//   pnpm exec tsc -b packages/merge-engine && node tools/bench/merge-engine/hash-bench.mjs [keys]
+
+import {
+  encodeKeys,
+  KEY_HASH_SEED,
+  SourceKeySet,
+  seed64,
+  xxh64Ranges,
+  xxh64Words8,
+} from "@deltalite/merge-engine";
 import { xxh64 as nativeXxh64 } from "@node-rs/xxhash";
 import { Field, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
-import { encodeKeys, KEY_HASH_SEED, SourceKeySet, seed64, xxh64Ranges, xxh64Words8 } from "../dist/index.js";
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 5;

@@ -1,7 +1,7 @@
 // Encoder comparison (not a test): 1M rows × 4 nullable columns (id int64, day string with 30 distinct
 // values, val 16-char random hex string, amount float64) from an apache-arrow Table to Parquet bytes, with
 // parquet-wasm 0.8.0 (arrow-rs 59) and hyparquet-writer 0.17.0. Run one encoder/codec per process:
-//   node bench/encoder-compare.mjs <parquet-wasm|hyparquet-writer> <snappy|zstd|uncompressed> [rows]
+//   node tools/bench/parquet-stream/encoder-compare.mjs <parquet-wasm|hyparquet-writer> <snappy|zstd|uncompressed> [rows]
 // Prints one JSON line: wall ms of the encode (Arrow in → bytes out, conversion included), output bytes,
 // and maxRSS of the whole process (data generation included). Run it several times: the VM is noisy.
 
