@@ -459,8 +459,11 @@ function pickRandomFault(state: RandomState | undefined, line: RequestLine): Pro
   return faults[Math.floor(state.next() * faults.length)];
 }
 
-/** A tiny seeded PRNG (mulberry32): uniform floats in [0, 1), the same sequence for the same seed. */
-function mulberry32(seed: number): () => number {
+/**
+ * A tiny seeded PRNG (mulberry32): uniform floats in [0, 1), the same sequence for the same seed. Exported
+ * so a fault run draws its own choices (operations, keys) reproducibly too.
+ */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -7,6 +7,7 @@
 // no referenced file is missing, and the table's rows equal the model's. Figures are printed as one JSON
 // line. DELTALITE_FAULT_RUN_OPS and DELTALITE_FAULT_RUN_SEED change the size and the seed.
 import { isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
+import { mulberry32 } from "@deltalite/tools/fault-proxy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeltaLiteTable } from "../src/index.js";
 import { type FaultRig, loggedCommits, rowsOf, STALL_MS, startRig, wholeness } from "./fault-rig.js";
@@ -22,18 +23,6 @@ afterAll(async () => {
   await rig?.close();
 });
 
-/** mulberry32: the run's own choices (which op, which keys), apart from the proxy's fault draws. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Kind = "upsert" | "append" | "overwrite";
 type Verdict = "succeeded" | "failed cleanly" | "unknown, landed" | "unknown, not landed" | "disagrees";
 
@@ -41,7 +30,8 @@ describe("a seeded run with 10% random faults", () => {
   it(`${OPS} upserts and writes: no corrupt version, no answer that disagrees with the table`, {
     timeout: 900_000,
   }, async () => {
-    const next = random(SEED);
+    // The run's own choices (which operation, which keys), apart from the proxy's fault draws.
+    const next = mulberry32(SEED);
     const uri = `s3://${rig.bucket}/table`;
     const model = new Map<number, string>();
     const seed = rowsOf(
