@@ -10,17 +10,7 @@ import { Snapshot } from "@deltalite/delta-log";
 import { type ErrorKind, isDeltaLiteError } from "@deltalite/errors";
 import { LocalFileStore } from "@deltalite/object-store";
 import { copyFixture, goldenTable } from "@deltalite/tools/fixtures";
-import {
-  type DataType,
-  Field,
-  Float64,
-  Int32,
-  Int64,
-  Schema,
-  Table,
-  Utf8,
-  vectorFromArray,
-} from "apache-arrow";
+import { type DataType, Field, Float64, Int64, Schema, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { type UpsertOptions, upsert } from "../src/index.js";
 import { oracleWorkspace } from "./oracle-workspace.js";
@@ -103,9 +93,22 @@ describe("upsert errors leave the table unchanged", () => {
       kind: "schema_mismatch",
       errorName: "DeltaLiteSchemaMismatchError",
       partitionBy: ["part"],
-      source: { id: { type: new Int32(), values: [1] }, part: { type: new Utf8(), values: ["b"] } },
+      // Int32 → Int64 is now an exact cast (SPEC §7 "Source casts"); a string id has none.
+      source: { id: { type: new Utf8(), values: ["1"] }, part: { type: new Utf8(), values: ["b"] } },
       options: { primaryKeys: ["id"], partitionKey: "part" },
       message: /column id/,
+    },
+    {
+      name: "a source value that does not cast exactly",
+      kind: "schema_mismatch",
+      errorName: "DeltaLiteSchemaMismatchError",
+      partitionBy: ["part"],
+      source: {
+        id: { type: new Float64(), values: [1, 2.5] },
+        part: { type: new Utf8(), values: ["b", "b"] },
+      },
+      options: { primaryKeys: ["id"], partitionKey: "part" },
+      message: /column id: row 1 of the source batch holds 2\.5/,
     },
     {
       name: "a primary key that is not a table column",

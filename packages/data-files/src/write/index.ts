@@ -1,5 +1,13 @@
 /** Writing a table's data files: alignment to the table schema, partition split, data files, WRITE commits. */
-export { alignBatch, planAlignment, type SchemaPlan } from "./align.js";
+export {
+  type AlignWording,
+  alignBatch,
+  alignToTable,
+  columnsToRelax,
+  planAlignment,
+  type SchemaPlan,
+  withNullable,
+} from "./align.js";
 export { type DataFileWriterOptions, type WrittenDataFile, writePartitionFiles } from "./data-file-writer.js";
 export { type BatchSource, type PeekedStream, peekBatches } from "./input.js";
 export { dataFileSchema, type PartitionGroup, splitByPartition } from "./partition-split.js";

@@ -87,9 +87,14 @@ function targetFileSizeOf(
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-async function* aligned(batches: AsyncIterable<RecordBatch>, source: Schema, target: Schema, table: string) {
-  const plan = planAlignment(source, target, table);
-  for await (const batch of batches) yield alignBatch(batch, plan, table);
+const WRITE_WORDING = { noun: "data", extraColumnsHint: 'add them with schemaMode "merge"' };
+
+/** Plans the alignment now (before any file is written), then casts each batch as it streams. */
+function aligned(batches: AsyncIterable<RecordBatch>, source: Schema, target: Schema, table: string) {
+  const plan = planAlignment(source, target, table, WRITE_WORDING);
+  return (async function* () {
+    for await (const batch of batches) yield alignBatch(batch, plan);
+  })();
 }
 
 function knobs(options: WriteOptions, configuration: Readonly<Record<string, string>>) {

@@ -1,25 +1,13 @@
 /**
- * The upsert's source, validated and held in memory (it is the small side): every batch fitted to the table
- * schema by name (extra columns and type differences are `DeltaLiteSchemaMismatchError`, missing columns
- * null-filled — non-nullable ones the upsert relaxes first, see `columnsToRelax`), rows grouped by
- * partition value (a NULL partition value is an error), and each partition's primary-key set built and
- * checked for duplicates — all before anything is written.
+ * The upsert's source, held in memory (it is the small side) once aligned to the table schema by
+ * @deltalite/data-files (`alignToTable`, `columnsToRelax`): rows grouped by partition value (a NULL
+ * partition value is an error), each partition's primary-key set built and checked for duplicates, and
+ * each partition's rows projected to the data-file schema — all before anything is written.
  */
-import { arrowTypeToDelta, partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
-import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
+import { partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
+import { DeltaLiteError } from "@deltalite/errors";
 import { takeRows } from "@deltalite/parquet-stream";
-import {
-  type Data,
-  type DataType,
-  type Field,
-  Field as FieldClass,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  type Vector,
-  vectorFromArray,
-} from "apache-arrow";
+import { type Data, makeData, RecordBatch, type Schema, Struct, type Vector } from "apache-arrow";
 import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { SourceKeySet } from "../keys/source-key-set.js";
@@ -34,95 +22,6 @@ export interface SourcePartition {
   batches: RecordBatch[];
   keys: SourceKeySet;
   rows: number;
-}
-
-const deltaTypeOf = (field: Field) => JSON.stringify(arrowTypeToDelta(field.type, field.name));
-
-/**
- * Non-nullable table columns the source would put a NULL into (a column it lacks, or nulls in it): the
- * upsert relaxes them to nullable before writing (`columnsRelaxed`).
- */
-export function columnsToRelax(batches: readonly RecordBatch[], table: Schema): string[] {
-  const out: string[] = [];
-  for (const field of table.fields) {
-    if (field.nullable) continue;
-    const needs = batches.some((batch) => {
-      if (batch.numRows === 0) return false;
-      const index = batch.schema.fields.findIndex((f) => f.name === field.name);
-      return index < 0 || (batch.data.children[index] as Data).nullCount > 0;
-    });
-    if (needs) out.push(field.name);
-  }
-  return out;
-}
-
-/** The schema with the named fields made nullable. */
-export function withNullable(schema: Schema, names: readonly string[]): Schema {
-  if (names.length === 0) return schema;
-  const relax = new Set(names);
-  return new Schema(
-    schema.fields.map((f) => (relax.has(f.name) ? new FieldClass(f.name, f.type, true, f.metadata) : f)),
-    schema.metadata,
-  );
-}
-
-/** Fits one source batch to the table schema (see module comment). */
-export function alignToTable(batch: RecordBatch, table: Schema, label: string): RecordBatch {
-  const names = new Set(table.fields.map((f) => f.name));
-  const extra = batch.schema.fields.filter((f) => !names.has(f.name)).map((f) => f.name);
-  if (extra.length > 0) {
-    throw new DeltaLiteSchemaMismatchError(
-      `${label}: the source has columns the table does not: ${extra.join(", ")}`,
-    );
-  }
-  const children = table.fields.map((field) => {
-    const index = batch.schema.fields.findIndex((f) => f.name === field.name);
-    if (index < 0) {
-      if (!field.nullable) {
-        throw new DeltaLiteSchemaMismatchError(
-          `${label}: the source lacks the non-nullable column ${field.name}`,
-        );
-      }
-      if (batch.numRows === 0) return undefined;
-      return vectorFromArray(new Array(batch.numRows).fill(null), field.type).data[0] as Data;
-    }
-    const sourceField = batch.schema.fields[index] as Field;
-    if (deltaTypeOf(sourceField) !== deltaTypeOf(field) || sourceField.type.typeId !== field.type.typeId) {
-      throw new DeltaLiteSchemaMismatchError(
-        `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
-      );
-    }
-    if (batch.numRows === 0) return undefined; // names and types are checked; there is no data
-    let data = batch.data.children[index] as Data;
-    if (String(data.type) !== String(field.type)) {
-      if (!sameStorage(data.type, field.type)) {
-        throw new DeltaLiteSchemaMismatchError(
-          `${label}: column ${field.name} is ${String(sourceField.type)} in the source but ${String(field.type)} in the table`,
-        );
-      }
-      data = data.clone(field.type) as Data; // e.g. a timestamp time zone spelt differently: same values
-    }
-    if (!field.nullable && data.nullCount > 0) {
-      throw new DeltaLiteSchemaMismatchError(
-        `${label}: column ${field.name} is not nullable but the source has ${data.nullCount} nulls`,
-      );
-    }
-    return data;
-  });
-  if (batch.numRows === 0) return batch; // checked; an empty batch carries nothing to align
-  return batchOf(table, batch.numRows, children as Data[]);
-}
-
-/** Same physical values under both types (only names such as a time zone's spelling may differ). */
-function sameStorage(a: DataType, b: DataType): boolean {
-  if (a.typeId !== b.typeId) return false;
-  const x = a as unknown as Record<string, unknown>;
-  const y = b as unknown as Record<string, unknown>;
-  for (const key of ["unit", "bitWidth", "isSigned", "precision", "scale", "byteWidth"]) {
-    if (x[key] !== y[key]) return false;
-  }
-  // Nested types must match exactly.
-  return (a.children?.length ?? 0) === 0 && (b.children?.length ?? 0) === 0;
 }
 
 function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {

@@ -5,6 +5,8 @@
  * inside the file's [min, max], or every key value in the file is NULL. Strings compare in code-point order
  * (= UTF-8 byte order).
  */
+
+import { compareStrings } from "@deltalite/data-files";
 import {
   allNull,
   columnBounds,
@@ -12,7 +14,6 @@ import {
   STATS_PRUNABLE_TYPES,
   type StatBound,
 } from "@deltalite/delta-log";
-import { compareStrings } from "@deltalite/data-files";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
 import type { SourcePartition } from "./source-batch.js";
 

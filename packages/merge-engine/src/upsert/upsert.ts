@@ -9,7 +9,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { CallBudgets, type LiveFileReadContext, mapLimit } from "@deltalite/data-files";
+import {
+  alignToTable,
+  CallBudgets,
+  columnsToRelax,
+  type LiveFileReadContext,
+  mapLimit,
+  withNullable,
+} from "@deltalite/data-files";
 import {
   type Action,
   type CommitResult,
@@ -18,8 +25,6 @@ import {
   defaultMaintenanceHooks,
   discardWrittenFiles,
   type FileView,
-  type PostCommitContext,
-  type PostCommitHooks,
   parsePartitionValue,
   type ReadSet,
   removeForFile,
@@ -42,13 +47,7 @@ import { defaultKeyHasher, type KeyHasher } from "../keys/key-hasher.js";
 import { validateUpsertOptions } from "./options.js";
 import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
-import {
-  alignToTable,
-  columnsToRelax,
-  planSource,
-  type SourcePartition,
-  withNullable,
-} from "./source-batch.js";
+import { planSource, type SourcePartition } from "./source-batch.js";
 import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
 import type { UpsertOptions, UpsertStats } from "./types.js";
 
@@ -204,22 +203,6 @@ function checkAborted(signal: AbortSignal | undefined, table: string): void {
   }
 }
 
-/** The same hooks, with the time spent in them added to `into.ms`. */
-function timedHooks(hooks: PostCommitHooks, into: { ms: number }): PostCommitHooks {
-  const timed = (hook: ((context: PostCommitContext) => Promise<void>) | undefined) =>
-    hook &&
-    (async (context: PostCommitContext) => {
-      const t = now();
-      try {
-        await hook(context);
-      } finally {
-        // The seed's maintenance_ms is non-zero only on checkpoint-boundary commits.
-        if (context.checkpointDue) into.ms += now() - t;
-      }
-    });
-  return { onCheckpointDue: timed(hooks.onCheckpointDue), afterCommit: timed(hooks.afterCommit) };
-}
-
 function targetFileSizeOf(snapshot: Snapshot, explicit: number | undefined): number | undefined {
   if (explicit !== undefined) return explicit;
   const n = Number(snapshot.configuration["delta.targetFileSize"]);
@@ -306,7 +289,9 @@ async function upsertWithin(
   }
   const relax = columnsToRelax(collected, snapshot.schema);
   const tableSchema = withNullable(snapshot.schema, relax);
-  const batches = collected.map((b) => alignToTable(b, tableSchema, label)).filter((b) => b.numRows > 0);
+  const batches = collected
+    .map((b) => alignToTable(b, tableSchema, label, { noun: "source" }))
+    .filter((b) => b.numRows > 0);
   const partitions = planSource({
     batches,
     tableSchema,
@@ -612,7 +597,6 @@ async function planAndCommit(
     // One commit (post-commit maintenance timed apart).
     checkAborted(signal, snapshot.table);
     t = now();
-    const maintenance = { ms: 0 };
     const rowsInserted = stats.sourceRows - stats.sourceRowsMatched;
     const read: ReadSet =
       partitions.length === 0
@@ -641,10 +625,10 @@ async function planAndCommit(
       },
       commitMetadata: options.commitMetadata,
       read,
-      hooks: timedHooks(options.hooks ?? defaultMaintenanceHooks(), maintenance),
+      hooks: options.hooks ?? defaultMaintenanceHooks(),
       signal,
     });
-    const commitMs = now() - t - maintenance.ms;
+    const commitMs = now() - t - commit.maintenanceMs;
     // The commit landed: new files answer from the cache, removed files leave it.
     cache.invalidate(
       ctx.cacheTable,
@@ -660,7 +644,7 @@ async function planAndCommit(
       filesCarriedOver: stats.filesCandidates - stats.filesRemoved,
       planAttempts: attempt,
       commitMs,
-      maintenanceMs: maintenance.ms,
+      maintenanceMs: commit.maintenanceMs,
       ...(commit.maintenanceError !== undefined ? { maintenanceError: commit.maintenanceError } : {}),
     };
   } catch (error) {
