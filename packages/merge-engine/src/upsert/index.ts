@@ -3,9 +3,11 @@
  * its building blocks for the engines built on it (the source plan with per-partition key sets, the exact
  * probe of one file, the rewrite of one partition with its dropped-rows hook).
  */
+
+export { batchBytes, DEFAULT_MAX_SOURCE_BYTES, type UpsertSource } from "./ingest.js";
 export { fileHoldsSourceKey } from "./probe.js";
 export { type RewriteInput, type RewriteResult, rewritePartition } from "./rewrite.js";
 export { planSource, type SourcePartition, type SourcePlanInput } from "./source-batch.js";
 export { compareCodePoints, statsMayHoldKey } from "./stats-prune.js";
 export type { PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
-export { batchBytes, DEFAULT_MAX_SOURCE_BYTES, type UpsertSource, upsert } from "./upsert.js";
+export { upsert } from "./upsert.js";

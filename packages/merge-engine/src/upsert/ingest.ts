@@ -1,0 +1,120 @@
+/**
+ * The upsert's source, taken in and validated before anything is written: collected into memory under the
+ * `maxSourceBytes` guard (it is the small side), every primary-key column present, the non-nullable table
+ * columns it would put a NULL into found (they are relaxed first), each batch aligned and cast to the
+ * table, and the rows grouped by partition with each partition's key set (duplicates refused).
+ */
+import { alignToTable, columnsToRelax, withNullable } from "@deltalite/data-files";
+import type { Snapshot } from "@deltalite/delta-log";
+import {
+  DeltaLiteError,
+  DeltaLiteSchemaMismatchError,
+  DeltaLiteSourceTooLargeError,
+} from "@deltalite/errors";
+import { type Data, RecordBatch, Table } from "apache-arrow";
+import { checkAborted, type TableShape } from "./shape.js";
+import { planSource, type SourcePartition } from "./source-batch.js";
+import type { UpsertOptions } from "./types.js";
+
+export type UpsertSource = Table | RecordBatch | AsyncIterable<RecordBatch> | Iterable<RecordBatch>;
+
+/** Default of `maxSourceBytes` (the seed's 2 GiB; the table layer may take it from DELTALITE_MAX_SOURCE_BYTES). */
+export const DEFAULT_MAX_SOURCE_BYTES = 2 * 1024 ** 3;
+
+/** Bytes of the Arrow buffers of one batch (what the source guard counts). */
+export function batchBytes(batch: RecordBatch): number {
+  const walk = (data: Data): number =>
+    [data.values, data.valueOffsets, data.nullBitmap, data.typeIds].reduce(
+      (n: number, b: ArrayBufferView | undefined) => n + (b?.byteLength ?? 0),
+      0,
+    ) + (data.children ?? []).reduce((n: number, c: Data) => n + walk(c), 0);
+  return walk(batch.data as Data);
+}
+
+/** The validated source: per-partition rows and key sets, and the columns to relax first. */
+export interface IngestedSource {
+  partitions: SourcePartition[];
+  relax: string[];
+}
+
+/** Collects, checks, aligns and groups the source (see module comment); nothing is written. */
+export async function ingestSource(
+  snapshot: Snapshot,
+  shape: TableShape,
+  data: UpsertSource,
+  options: UpsertOptions,
+  signal: AbortSignal,
+): Promise<IngestedSource> {
+  const label = snapshot.table;
+  const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+  const collected = await collect(data, maxSourceBytes, label, signal);
+  checkKeyColumns(collected, options.primaryKeys, label);
+  const relax = columnsToRelax(collected, snapshot.schema);
+  const tableSchema = withNullable(snapshot.schema, relax);
+  const batches = collected
+    .map((b) => alignToTable(b, tableSchema, label, { noun: "source" }))
+    .filter((b) => b.numRows > 0);
+  const partitions = planSource({
+    batches,
+    tableSchema,
+    dataSchema: withNullable(shape.dataSchema, relax),
+    partitionColumn: shape.partitionColumn,
+    partitionType: shape.partitionType,
+    fileKeys: shape.fileKeys,
+    label,
+    hasher: options.keyHasher,
+  });
+  return { partitions, relax };
+}
+
+/** A source without a key column would insert NULL keys (the alignment null-fills missing columns). */
+function checkKeyColumns(batches: readonly RecordBatch[], keys: readonly string[], label: string): void {
+  for (const batch of batches) {
+    const missing = keys.filter((k) => !batch.schema.fields.some((f) => f.name === k));
+    if (missing.length > 0) {
+      throw new DeltaLiteSchemaMismatchError(
+        `${label}: the source lacks the primary-key column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
+      );
+    }
+  }
+}
+
+async function collect(
+  data: UpsertSource,
+  maxBytes: number,
+  table: string,
+  signal: AbortSignal | undefined,
+): Promise<RecordBatch[]> {
+  let bytes = 0;
+  const guard = (batch: RecordBatch) => {
+    bytes += batchBytes(batch);
+    if (maxBytes > 0 && bytes > maxBytes) {
+      throw new DeltaLiteSourceTooLargeError(
+        `${table}: the upsert source holds more than maxSourceBytes (${maxBytes} bytes); split it (keyBuckets) or raise the limit`,
+      );
+    }
+    return batch;
+  };
+  // Checked first: a RecordBatch and a Table are also iterables (of rows).
+  if (data instanceof RecordBatch) return [guard(data)];
+  if (data instanceof Table) return data.batches.map(guard);
+  if (
+    typeof data !== "object" ||
+    data === null ||
+    !(Symbol.iterator in data || Symbol.asyncIterator in data)
+  ) {
+    throw new DeltaLiteError(
+      "generic",
+      "upsert data must be an Arrow Table, RecordBatch or (async) iterable of RecordBatches",
+    );
+  }
+  const out: RecordBatch[] = [];
+  for await (const batch of data as AsyncIterable<unknown>) {
+    checkAborted(signal, table);
+    if (!(batch instanceof RecordBatch)) {
+      throw new DeltaLiteError("generic", "every item of the upsert data must be an Arrow RecordBatch");
+    }
+    out.push(guard(batch));
+  }
+  return out;
+}

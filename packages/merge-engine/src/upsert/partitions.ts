@@ -1,0 +1,210 @@
+/**
+ * One attempt's work per touched partition: its candidate files (the live files of that partition value,
+ * compared by value), those the Add stats cannot rule out, the exact probe of each (the probe cache first)
+ * and the rewrite of the files it hits — partitions side by side under the budgets, the first failure
+ * stopping the others and nothing running on once the call returns.
+ */
+import { randomUUID } from "node:crypto";
+import { type CallBudgets, type LiveFileReadContext, mapLimit } from "@deltalite/data-files";
+import {
+  type FileView,
+  parsePartitionValue,
+  type Snapshot,
+  serializePartitionValue,
+} from "@deltalite/delta-log";
+import type { WrittenFile } from "@deltalite/parquet-stream";
+import type { HashCollection, ProbeCache } from "@deltalite/probe-cache";
+import type { KeyHasher } from "../keys/key-hasher.js";
+import { fileHoldsSourceKey } from "./probe.js";
+import { type RewriteResult, rewritePartition } from "./rewrite.js";
+import { checkAborted, type TableShape, targetFileSizeOf } from "./shape.js";
+import type { SourcePartition } from "./source-batch.js";
+import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
+import type { UpsertOptions } from "./types.js";
+
+/** What one attempt shares across its partitions. */
+export interface AttemptContext {
+  snapshot: Snapshot;
+  shape: TableShape;
+  options: UpsertOptions;
+  budgets: CallBudgets;
+  cache: ProbeCache;
+  cacheTable: string;
+  hasher: KeyHasher;
+  read: LiveFileReadContext;
+  signal: AbortSignal;
+  /** Files written so far (deleted if the attempt fails). */
+  written: WrittenFile[];
+}
+
+export interface PartitionPlan {
+  partition: SourcePartition;
+  candidates: FileView[];
+  remaining: FileView[];
+}
+
+export interface PartitionOutcome {
+  hits: FileView[];
+  probed: number;
+  probeCached: number;
+  probeMs: number;
+  rewrite: RewriteResult;
+  /** Key hashes of everything written for the partition: cached under its new files once the commit lands. */
+  collection: HashCollection | undefined;
+}
+
+/** Each source partition's candidate files, and those its Add stats cannot rule out. */
+export function planPartitions(
+  snapshot: Snapshot,
+  partitions: readonly SourcePartition[],
+  shape: TableShape,
+  strategy: string,
+): PartitionPlan[] {
+  const filesByPartition = new Map<string, FileView[]>();
+  const partitionId = (values: Readonly<Record<string, string | null>>) =>
+    shape.partitionColumn === undefined ? "" : `v:${values[shape.partitionColumn] ?? "\u0000null"}`;
+  for (const file of snapshot.files) {
+    const id = partitionId(fileValues(file, shape));
+    const list = filesByPartition.get(id);
+    if (list) list.push(file);
+    else filesByPartition.set(id, [file]);
+  }
+  return partitions.map((partition) => {
+    const candidates = filesByPartition.get(partitionId(partition.values)) ?? [];
+    let remaining = candidates;
+    if (strategy !== "none") {
+      const ranges = sourceKeyRanges(partition, shape.keyTypes);
+      remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
+    }
+    return { partition, candidates, remaining };
+  });
+}
+
+/**
+ * A file's partition value compared by value: parsed with the column's type and serialised the way the
+ * source's values are (another writer may spell the same timestamp or number differently).
+ */
+function fileValues(file: FileView, shape: TableShape): Record<string, string | null> {
+  const column = shape.partitionColumn;
+  if (column === undefined) return {};
+  const text = file.partitionValues[column] ?? null;
+  if (shape.partitionType === undefined || shape.partitionType === "string") return { [column]: text };
+  const type = shape.partitionType as Parameters<typeof parsePartitionValue>[1];
+  return { [column]: serializePartitionValue(parsePartitionValue(text, type), type) };
+}
+
+/** The files of the plan that hold a source key (cache first, then the exact probe under file permits). */
+async function probePartition(
+  ctx: AttemptContext,
+  plan: PartitionPlan,
+): Promise<{ hits: FileView[]; probed: number; probeCached: number }> {
+  const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
+  if ((options.pruneStrategy ?? "probe") !== "probe") {
+    return { hits: plan.remaining, probed: 0, probeCached: 0 };
+  }
+  let probed = 0;
+  let probeCached = 0;
+  const keys = plan.partition.keys;
+  const keySpace = keys.keySpace;
+  const sourceWords = keys.hashWords();
+  const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
+    checkAborted(signal, snapshot.table);
+    // Only NULL keys in this partition's source: nothing can match, nothing to read or ask.
+    if (keys.size === 0) return false;
+    const cached = cache.mayContainAny(cacheTable, file.path, keySpace, sourceWords);
+    if (cached !== undefined) {
+      probeCached++;
+      return cached;
+    }
+    probed++;
+    const filePermit = await budgets.acquireFile();
+    try {
+      const collection = cache.beginCollection(cacheTable, file.path, keySpace);
+      return await fileHoldsSourceKey(
+        snapshot.store,
+        file,
+        keys,
+        shape.keySchema,
+        ctx.read,
+        collection,
+        ctx.hasher,
+      );
+    } finally {
+      filePermit.release();
+    }
+  });
+  return { hits: plan.remaining.filter((_, i) => found[i]), probed, probeCached };
+}
+
+/** Probes (cache first) and rewrites one partition under a partition permit. */
+async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<PartitionOutcome> {
+  const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
+  const permit = await budgets.acquirePartition();
+  let collection: HashCollection | undefined;
+  try {
+    const p0 = performance.now();
+    const { hits, probed, probeCached } = await probePartition(ctx, plan);
+    const probeMs = performance.now() - p0;
+    checkAborted(signal, snapshot.table);
+    collection = cache.beginCollection(
+      cacheTable,
+      `\u0000written:${randomUUID()}`,
+      plan.partition.keys.keySpace,
+    );
+    const rewrite = await rewritePartition({
+      store: snapshot.store,
+      partition: plan.partition,
+      partitionColumns: snapshot.partitionColumns,
+      hitFiles: hits,
+      dataSchema: shape.dataSchema,
+      configuration: snapshot.configuration,
+      targetFileSize: targetFileSizeOf(snapshot, options.targetFileSize),
+      maxRowGroupBytes: options.maxRowGroupBytes,
+      maxRowGroupRows: options.maxRowGroupRows,
+      codec: options.codec ?? "snappy",
+      multipartThresholdBytes: options.multipartThresholdBytes,
+      multipartPartSizeBytes: options.multipartPartSizeBytes,
+      multipartConcurrency: options.multipartConcurrency,
+      read: ctx.read,
+      acquireFile: () => budgets.acquireFile(),
+      collection,
+      hasher: ctx.hasher,
+      signal,
+      onFile: (file) => ctx.written.push(file),
+    });
+    return { hits, probed, probeCached, probeMs, rewrite, collection };
+  } catch (error) {
+    collection?.abort();
+    throw error;
+  } finally {
+    permit.release();
+  }
+}
+
+/**
+ * Runs every partition (at most `limit` at once). The first failure aborts the others, and the call returns
+ * only once every partition has stopped, so no file is written after the caller cleans up.
+ */
+export async function runPartitions(
+  ctx: AttemptContext,
+  plans: readonly PartitionPlan[],
+  limit: number,
+  stop: AbortController,
+): Promise<PartitionOutcome[]> {
+  const done: PartitionOutcome[] = [];
+  try {
+    return await mapLimit(
+      plans,
+      limit,
+      async (plan) => {
+        const outcome = await runPartition(ctx, plan);
+        done.push(outcome);
+        return outcome;
+      },
+      (error) => stop.abort(error),
+    );
+  } catch (error) {
+    for (const outcome of done) outcome.collection?.abort();
+    throw error;
+  }
+}
