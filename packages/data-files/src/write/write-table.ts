@@ -12,6 +12,7 @@ import {
   commitTransaction,
   createTable,
   type DeltaSchema,
+  decodeLogPath,
   defaultMaintenanceHooks,
   deltaSchemaToArrow,
   discardWrittenFiles,
@@ -22,13 +23,23 @@ import {
 } from "@deltalite/delta-log";
 import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import type { ParquetCodec } from "@deltalite/parquet-stream";
 import { Field, type RecordBatch, Schema } from "apache-arrow";
 import { alignBatch, planAlignment } from "./align.js";
+import type { DataFileWriterOptions } from "./data-file-writer.js";
 import { type BatchSource, peekBatches } from "./input.js";
 import { type WrittenAdds, writeDataFiles } from "./write-files.js";
 
-export interface WriteOptions {
+export interface WriteOptions
+  extends Pick<
+    DataFileWriterOptions,
+    | "codec"
+    | "maxRowGroupBytes"
+    | "maxRowGroupRows"
+    | "multipartThresholdBytes"
+    | "multipartPartSizeBytes"
+    | "multipartConcurrency"
+    | "signal"
+  > {
   mode?: "append" | "overwrite" | undefined;
   /** Partition columns of a table created by this write; must equal the table's otherwise. */
   partitionBy?: readonly string[] | undefined;
@@ -37,15 +48,8 @@ export interface WriteOptions {
   /** Configuration of a table created by this write. */
   configuration?: Readonly<Record<string, string>> | undefined;
   commitMetadata?: Record<string, unknown> | undefined;
-  codec?: ParquetCodec | undefined;
   /** Default: the table's `delta.targetFileSize`, else 100 MiB. */
   targetFileSize?: number | undefined;
-  maxRowGroupBytes?: number | undefined;
-  maxRowGroupRows?: number | undefined;
-  multipartThresholdBytes?: number | undefined;
-  multipartPartSizeBytes?: number | undefined;
-  multipartConcurrency?: number | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 export interface WriteResult {
@@ -132,9 +136,8 @@ export async function writeNewTable(
     configuration,
     ...knobs(options, configuration),
   });
-  let commit: CommitResult;
-  try {
-    commit = await createTable(store, {
+  const commit = await commitOrDiscard(store, written, () =>
+    createTable(store, {
       schema: deltaSchema,
       partitionColumns,
       configuration,
@@ -144,15 +147,8 @@ export async function writeNewTable(
       commitMetadata: options.commitMetadata,
       hooks: defaultMaintenanceHooks(),
       signal: options.signal,
-    });
-  } catch (error) {
-    await discardWrittenFiles(
-      store,
-      written.adds.map((a) => decodeURIComponent(a.path)),
-      error,
-    );
-    throw error;
-  }
+    }),
+  );
   return resultOf(commit, written, 0);
 }
 
@@ -213,9 +209,8 @@ export async function writeExistingTable(
     ...removes,
     ...written.adds.map((add) => ({ add })),
   ];
-  let commit: CommitResult;
-  try {
-    commit = await commitTransaction(snapshot, actions, {
+  const commit = await commitOrDiscard(store, written, () =>
+    commitTransaction(snapshot, actions, {
       operation: "WRITE",
       operationParameters: {
         mode: mode === "append" ? "Append" : "Overwrite",
@@ -230,16 +225,30 @@ export async function writeExistingTable(
       commitMetadata: options.commitMetadata,
       hooks: defaultMaintenanceHooks(),
       signal: options.signal,
-    });
+    }),
+  );
+  return resultOf(commit, written, removes.length);
+}
+
+/**
+ * Runs the commit of a write; when it fails, the data files the write made are deleted — or kept, when the
+ * commit's outcome is unknown (see `discardWrittenFiles`).
+ */
+async function commitOrDiscard(
+  store: ObjectStore,
+  written: WrittenAdds,
+  commit: () => Promise<CommitResult>,
+): Promise<CommitResult> {
+  try {
+    return await commit();
   } catch (error) {
     await discardWrittenFiles(
       store,
-      written.adds.map((a) => decodeURIComponent(a.path)),
+      written.adds.map((a) => decodeLogPath(a.path)),
       error,
     );
     throw error;
   }
-  return resultOf(commit, written, removes.length);
 }
 
 function resultOf(commit: CommitResult, written: WrittenAdds, filesRemoved: number): WriteResult {

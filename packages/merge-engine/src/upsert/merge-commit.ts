@@ -15,28 +15,29 @@ import {
 import type { PartitionOutcome } from "./partitions.js";
 import { predicateOf, type TableShape } from "./shape.js";
 import type { SourcePartition } from "./source-batch.js";
-import type { UpsertOptions } from "./types.js";
+import type { UpsertOptions, UpsertStats } from "./types.js";
 
 /** The counters one attempt accumulates (the UpsertStats fields it owns). */
-export interface AttemptStats {
-  sourceRows: number;
-  nullPkRows: number;
-  partitionsTouched: number;
-  filesCandidates: number;
-  filesPrunedByStats: number;
-  filesProbed: number;
-  filesProbeCached: number;
-  filesRemoved: number;
-  filesAdded: number;
-  rowsUpdated: number;
-  sourceRowsMatched: number;
-  rowsCopied: number;
-  bytesRead: number;
-  bytesWritten: number;
-  planMs: number;
-  probeMs: number;
-  rewriteMs: number;
-}
+export type AttemptStats = Pick<
+  UpsertStats,
+  | "sourceRows"
+  | "nullPkRows"
+  | "partitionsTouched"
+  | "filesCandidates"
+  | "filesPrunedByStats"
+  | "filesProbed"
+  | "filesProbeCached"
+  | "filesRemoved"
+  | "filesAdded"
+  | "rowsUpdated"
+  | "sourceRowsMatched"
+  | "rowsCopied"
+  | "bytesRead"
+  | "bytesWritten"
+  | "planMs"
+  | "probeMs"
+  | "rewriteMs"
+>;
 
 export function newAttemptStats(partitions: readonly SourcePartition[]): AttemptStats {
   return {
