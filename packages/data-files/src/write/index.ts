@@ -10,6 +10,12 @@ export {
 } from "./align.js";
 export { type DataFileWriterOptions, type WrittenDataFile, writePartitionFiles } from "./data-file-writer.js";
 export { type BatchSource, type PeekedStream, peekBatches } from "./input.js";
-export { dataFileSchema, type PartitionGroup, splitByPartition } from "./partition-split.js";
+export {
+  dataFileSchema,
+  type PartitionGroup,
+  type PartitionRows,
+  partitionRows,
+  splitByPartition,
+} from "./partition-split.js";
 export { type WriteFilesOptions, type WrittenAdds, writeDataFiles } from "./write-files.js";
 export { type WriteOptions, type WriteResult, writeExistingTable, writeNewTable } from "./write-table.js";

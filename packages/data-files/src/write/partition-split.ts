@@ -38,6 +38,33 @@ export function splitByPartition(
     return new RecordBatch(dataSchema, data as never);
   };
   if (partitionColumns.length === 0) return [{ id: "", values: {}, batch: project(batch) }];
+  return partitionRows(batch, partitionColumns, deltaTypes).map(({ id, values, rows }) => {
+    const contiguous = rows[rows.length - 1]! - rows[0]! === rows.length - 1;
+    const selected = contiguous ? batch.slice(rows[0]!, rows[0]! + rows.length) : takeRows(batch, rows);
+    return { id, values, batch: project(selected) };
+  });
+}
+
+/** The rows of one partition value within a batch. */
+export interface PartitionRows {
+  /** Stable identity of the partition value (its serialised values joined), equal across batches. */
+  id: string;
+  /** The `partitionValues` strings as delta-rs serialises them (null for a NULL value). */
+  values: Record<string, string | null>;
+  /** Row indices into the batch, ascending. */
+  rows: Int32Array;
+}
+
+/**
+ * The one grouping of rows by partition value (first-seen order), for `write` and for the upsert's source:
+ * values read from the Arrow buffers and serialised as delta-rs does. A missing partition column is
+ * `schema_mismatch`.
+ */
+export function partitionRows(
+  batch: RecordBatch,
+  partitionColumns: readonly string[],
+  deltaTypes: Readonly<Record<string, string>>,
+): PartitionRows[] {
   const vectors = partitionColumns.map((name) => {
     const vector = batch.getChild(name);
     if (!vector) throw new DeltaLiteError("schema_mismatch", `the data lacks the partition column ${name}`);
@@ -56,16 +83,7 @@ export function splitByPartition(
     if (group) group.rows.push(row);
     else groups.set(id, { values, rows: [row] });
   }
-  const out: PartitionGroup[] = [];
-  for (const [id, group] of groups) {
-    const rows = group.rows;
-    const contiguous = rows[rows.length - 1]! - rows[0]! === rows.length - 1;
-    const selected = contiguous
-      ? batch.slice(rows[0]!, rows[0]! + rows.length)
-      : takeRows(batch, Int32Array.from(rows));
-    out.push({ id, values: group.values, batch: project(selected) });
-  }
-  return out;
+  return [...groups].map(([id, g]) => ({ id, values: g.values, rows: Int32Array.from(g.rows) }));
 }
 
 /** The table schema minus the partition columns: the schema of data files. */

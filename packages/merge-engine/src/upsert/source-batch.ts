@@ -1,13 +1,13 @@
 /**
  * The upsert's source, held in memory (it is the small side) once aligned to the table schema by
- * @deltalite/data-files (`alignToTable`, `columnsToRelax`): rows grouped by partition value (a NULL
- * partition value is an error), each partition's primary-key set built and checked for duplicates, and
+ * @deltalite/data-files (`alignToTable`, `columnsToRelax`): rows grouped by partition value with
+ * data-files' `partitionRows` (a NULL partition value is an error), each partition's primary-key set built and checked for duplicates, and
  * each partition's rows projected to the data-file schema — all before anything is written.
  */
-import { partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
+import { type PartitionRows, partitionRows } from "@deltalite/data-files";
 import { DeltaLiteError } from "@deltalite/errors";
 import { takeRows } from "@deltalite/parquet-stream";
-import { type Data, makeData, RecordBatch, type Schema, Struct, type Vector } from "apache-arrow";
+import { type Data, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { SourceKeySet } from "../keys/source-key-set.js";
@@ -64,39 +64,18 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
   for (const batch of input.batches) {
     if (batch.numRows === 0) continue;
     const keys = encodeKeys(batch, input.fileKeys, { hasher: input.hasher });
-    const byValue = new Map<string, number[]>();
-    if (input.partitionColumn === undefined) {
-      byValue.set(
-        "",
-        Array.from({ length: batch.numRows }, (_, i) => i),
-      );
-    } else {
-      const vector = batch.getChild(input.partitionColumn) as Vector;
-      for (let row = 0; row < batch.numRows; row++) {
-        const text = serializePartitionValue(partitionScalarAt(vector, row), input.partitionType as never);
-        if (text === null) {
-          throw new DeltaLiteError(
-            "generic",
-            `${input.label}: source row ${row} has a NULL value in partition column ${input.partitionColumn}; upsert needs a partition value for every row`,
-          );
-        }
-        const rows = byValue.get(text);
-        if (rows) rows.push(row);
-        else byValue.set(text, [row]);
-      }
-    }
-    for (const [text, rows] of byValue) {
-      let group = groups.get(text);
+    for (const { id, values, rows } of sourceRowsByPartition(batch, input)) {
+      let group = groups.get(id);
       if (!group) {
         const column = input.partitionColumn;
         group = {
-          values: column === undefined ? {} : { [column]: text },
-          label: column === undefined ? "(unpartitioned)" : `${column}=${text}`,
+          values,
+          label: column === undefined ? "(unpartitioned)" : `${column}=${values[column]}`,
           parts: [],
         };
-        groups.set(text, group);
+        groups.set(id, group);
       }
-      group.parts.push({ batch, keys, rows: Int32Array.from(rows) });
+      group.parts.push({ batch, keys, rows });
     }
   }
   const out: SourcePartition[] = [];
@@ -116,4 +95,22 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
     });
   }
   return out;
+}
+
+/** The batch's rows by partition value (data-files' one grouping); a NULL partition value is refused. */
+function sourceRowsByPartition(batch: RecordBatch, input: SourcePlanInput): PartitionRows[] {
+  const column = input.partitionColumn;
+  if (column === undefined) {
+    return [{ id: "", values: {}, rows: Int32Array.from({ length: batch.numRows }, (_, i) => i) }];
+  }
+  const groups = partitionRows(batch, [column], { [column]: input.partitionType as string });
+  for (const group of groups) {
+    if (group.values[column] === null) {
+      throw new DeltaLiteError(
+        "generic",
+        `${input.label}: source row ${group.rows[0]} has a NULL value in partition column ${column}; upsert needs a partition value for every row`,
+      );
+    }
+  }
+  return groups;
 }
