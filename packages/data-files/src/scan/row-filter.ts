@@ -3,6 +3,7 @@
  * filter.ts), and the batch cut down to those rows.
  */
 import { DeltaLiteError } from "@deltalite/errors";
+import { decimal128At } from "@deltalite/parquet-stream";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
 import { type Comparable, type ResolvedCondition, satisfies, scaleDecimal } from "./filter.js";
 
@@ -34,17 +35,7 @@ function scalarReader(data: Data, condition: ResolvedCondition): (i: number) => 
     }
     case Type.Decimal: {
       const w = values as Uint32Array;
-      read = (i) =>
-        scaleDecimal(
-          BigInt.asIntN(
-            128,
-            BigInt(w[i * 4]!) |
-              (BigInt(w[i * 4 + 1]!) << 32n) |
-              (BigInt(w[i * 4 + 2]!) << 64n) |
-              (BigInt(w[i * 4 + 3]!) << 96n),
-          ),
-          condition,
-        );
+      read = (i) => scaleDecimal(decimal128At(w, i), condition);
       break;
     }
     case Type.Utf8: {

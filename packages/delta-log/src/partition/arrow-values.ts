@@ -4,6 +4,7 @@
  * (the unscaled 128-bit value) stay exact.
  */
 import { DeltaLiteError } from "@deltalite/errors";
+import { decimal128At } from "@deltalite/parquet-stream";
 import { type Data, Type, type Vector } from "apache-arrow";
 import type { PartitionScalar } from "./values.js";
 
@@ -21,10 +22,7 @@ export function partitionScalarAt(vector: Vector, row: number): PartitionScalar 
     case Type.Timestamp:
       return (data.values as BigInt64Array)[row] as bigint;
     case Type.Decimal: {
-      const words = data.values as Uint32Array;
-      let value = 0n;
-      for (let k = 3; k >= 0; k--) value = (value << 32n) | BigInt(words[row * 4 + k] as number);
-      return BigInt.asIntN(128, value);
+      return decimal128At(data.values as Uint32Array, row);
     }
     default: {
       const value = vector.get(row) as unknown;

@@ -19,6 +19,7 @@
  */
 import { formatDate, formatDecimal, shortestFloat32, timestampParts } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
+import { decimal128At } from "@deltalite/parquet-stream";
 import { type Data, type DataType, type Field, type RecordBatch, TimeUnit, Type } from "apache-arrow";
 
 /** The §7 names of the shared text forms (one implementation each, in @deltalite/delta-log). */
@@ -60,16 +61,8 @@ export function jsonInt64(value: bigint): JsonValue {
   return value <= 9007199254740991n && value >= -9007199254740991n ? Number(value) : value.toString();
 }
 
-/** The signed 128-bit value of decimal slot `index` (four little-endian 32-bit words). */
-export function decimal128At(words: Uint32Array, index: number): bigint {
-  const at = index * 4;
-  const value =
-    BigInt(words[at]!) |
-    (BigInt(words[at + 1]!) << 32n) |
-    (BigInt(words[at + 2]!) << 64n) |
-    (BigInt(words[at + 3]!) << 96n);
-  return BigInt.asIntN(128, value);
-}
+/** The signed 128-bit value of decimal slot `index` (parquet-stream's one reader of decimal words). */
+export { decimal128At };
 
 const UNITS_PER_SECOND: Record<number, bigint> = {
   [TimeUnit.SECOND]: 1n,

@@ -8,6 +8,7 @@
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, type Field, makeData, TimeUnit, Type } from "apache-arrow";
 import { constantData } from "../read/constant-columns.js";
+import { decimal128At, setDecimal128 } from "./decimal-words.js";
 
 const bitmapBytes = (length: number) => (length + 7) >> 3;
 
@@ -171,19 +172,7 @@ export function conformData(data: Data, target: DataType, label: string): Data {
       const factor = 10n ** BigInt(t.scale - s.scale);
       const from = data.values as Uint32Array;
       const words = new Uint32Array(data.length * 4);
-      for (let i = 0; i < data.length; i++) {
-        const at = i * 4;
-        const v =
-          BigInt.asIntN(
-            128,
-            BigInt(from[at]!) |
-              (BigInt(from[at + 1]!) << 32n) |
-              (BigInt(from[at + 2]!) << 64n) |
-              (BigInt(from[at + 3]!) << 96n),
-          ) * factor;
-        const u = BigInt.asUintN(128, v);
-        for (let k = 0; k < 4; k++) words[at + k] = Number((u >> BigInt(32 * k)) & 0xffffffffn);
-      }
+      for (let i = 0; i < data.length; i++) setDecimal128(words, i, decimal128At(from, i) * factor);
       return withValues(data, target, words);
     }
     case Type.Timestamp: {

@@ -1,4 +1,5 @@
 /** Arrow utilities the readers, writers and the merge engine share. */
 
 export { conformData, nullData } from "./conform.js";
+export { decimal128At, setDecimal128 } from "./decimal-words.js";
 export { takeData, takeRows } from "./take.js";

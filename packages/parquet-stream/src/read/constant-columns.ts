@@ -7,6 +7,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, Field, makeData, RecordBatch, Schema, Struct, Type } from "apache-arrow";
+import { setDecimal128 } from "../arrow/decimal-words.js";
 
 export interface ConstantColumn {
   name: string;
@@ -72,9 +73,7 @@ export function constantData({ name, type, value }: ConstantColumn, length: numb
       const words = new Uint32Array(length * 4);
       if (!isNull) {
         if (typeof value !== "bigint") throw wrong("a bigint (the unscaled value)");
-        const w = BigInt.asUintN(128, value);
-        const parts = [0, 1, 2, 3].map((k) => Number((w >> BigInt(32 * k)) & 0xffffffffn));
-        for (let i = 0; i < length; i++) for (let k = 0; k < 4; k++) words[i * 4 + k] = parts[k]!;
+        for (let i = 0; i < length; i++) setDecimal128(words, i, value);
       }
       return make({ data: words });
     }
