@@ -47,11 +47,12 @@ const LEGACY_WRITER_FEATURES: readonly (readonly string[])[] = [
 ];
 
 /**
- * What a write does, for the features whose support depends on it: `rewrite` removes data (a `remove` with
- * `dataChange: true`), `append` only adds files (a `dataChange: false` rewrite such as compaction counts
- * here: it changes no data), `metadata` neither.
+ * What a write does, for the features whose support depends on it: `append` only adds files; `rearrange`
+ * removes files without changing data (`dataChange: false` removes, as compaction writes: no change data to
+ * write, but the removed files' deletion vectors would still have to be honoured); `rewrite` removes data
+ * (a `remove` with `dataChange: true`); `metadata` neither adds nor removes.
  */
-export type WriteKind = "append" | "rewrite" | "metadata";
+export type WriteKind = "append" | "rearrange" | "rewrite" | "metadata";
 
 function refuse(table: string, feature: string, why: string): DeltaLiteUnsupportedTableError {
   return new DeltaLiteUnsupportedTableError(`${table}: ${why} (feature ${feature})`, { feature });

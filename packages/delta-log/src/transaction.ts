@@ -117,11 +117,12 @@ function removesData(actions: readonly Action[]): boolean {
 }
 
 /**
- * What the write gate is told: a rewrite only when a remove changes data; a `dataChange: false` rewrite
- * (compaction) adds files like an append and changes no data.
+ * What the write gate is told: a rewrite when a remove changes data; a rearrangement when files are removed
+ * with `dataChange: false` (compaction: no change data, but deletion vectors still matter).
  */
 function writeKindOf(actions: readonly Action[]): WriteKind {
   if (removesData(actions)) return "rewrite";
+  if (actions.some((a) => "remove" in a)) return "rearrange";
   if (actions.some((a) => "add" in a)) return "append";
   return "metadata";
 }

@@ -119,6 +119,19 @@ describe("write gate", () => {
   });
 });
 
+describe("write kinds that remove files", () => {
+  const dv = p(3, 7, ["deletionVectors"], ["deletionVectors"]);
+  const cdf = meta({ "delta.enableChangeDataFeed": "true" });
+  it("a rearrangement (dataChange: false removes) writes no change data, so CDF does not refuse it", () => {
+    expect(() => checkWriteSupport(p(1, 4), cdf, "t", "rearrange")).not.toThrow();
+  });
+  it("a rearrangement of a deletion-vector table is refused (the removed files' vectors would be lost)", () => {
+    expect(() => checkWriteSupport(dv, meta(), "t", "rearrange")).toThrow(
+      expect.objectContaining({ kind: "unsupported", feature: "deletionVectors" }),
+    );
+  });
+});
+
 describe("protocol for a new table", () => {
   const schema = (type: string) => ({
     type: "struct" as const,
