@@ -22,7 +22,10 @@ import { readCommit } from "./commit-read.js";
 import { commitKey } from "./log-path.js";
 
 /** Result of one attempt to write one version (kernel's CommitResponse idea). */
-export type CommitAttempt = { kind: "committed"; version: number } | { kind: "conflict"; version: number };
+export type CommitAttempt =
+  | { kind: "committed"; version: number }
+  /** `winner`: the winning commit's actions when the outcome was settled by reading it (no second GET). */
+  | { kind: "conflict"; version: number; winner?: ParsedAction[] | undefined };
 
 /** Bounds on settling an inconclusive commit put. */
 export interface OutcomeResolution {
@@ -71,7 +74,10 @@ export async function tryCommitVersion(
   }
 }
 
-type Reading = "ours" | "theirs" | "missing";
+type Reading =
+  | { owner: "ours" }
+  | { owner: "theirs"; actions: ParsedAction[] | undefined }
+  | { owner: "missing" };
 
 /** Reads commit `version` back: is it the one carrying `txnId`? Store errors propagate. */
 async function readOwner(
@@ -84,14 +90,14 @@ async function readOwner(
   try {
     actions = await readCommit(store, version, { signal });
   } catch (error) {
-    if (hasErrorKind(error, "not_found")) return "missing";
+    if (hasErrorKind(error, "not_found")) return { owner: "missing" };
     // Not a commit we could have written; the conflict path reports what is wrong with it.
-    if (hasErrorKind(error, "corrupt_log")) return "theirs";
+    if (hasErrorKind(error, "corrupt_log")) return { owner: "theirs", actions: undefined };
     throw error;
   }
   const info = actions.find((a) => "commitInfo" in a);
   const found = info && "commitInfo" in info ? info.commitInfo.txnId : undefined;
-  return found === txnId ? "ours" : "theirs";
+  return found === txnId ? { owner: "ours" } : { owner: "theirs", actions };
 }
 
 async function resolveOutcome(
@@ -110,9 +116,9 @@ async function resolveOutcome(
   for (let round = 0; round < rounds && !deadline.aborted; round++) {
     try {
       if (exists) {
-        const owner = await readOwner(store, version, txnId, deadline);
-        if (owner === "ours") return { kind: "committed", version };
-        if (owner === "theirs") return { kind: "conflict", version };
+        const reading = await readOwner(store, version, txnId, deadline);
+        if (reading.owner === "ours") return { kind: "committed", version };
+        if (reading.owner === "theirs") return { kind: "conflict", version, winner: reading.actions };
         exists = false; // gone between the two requests: the next round puts again
         continue;
       }

@@ -180,7 +180,7 @@ export async function commitTransaction(
       const after = current.withCommits([{ version, actions: ordered }]);
       return finish(store, after, { txnId, attempts: attempt + 1, rebasedPast }, options.hooks);
     }
-    const winners = await readWinners(store, version, table, options.signal);
+    const winners = await readWinners(store, version, table, options.signal, result.winner);
     for (const winner of winners) {
       const conflict = findConflict(summary, winner, readFileKeys, table);
       if (conflict) throw conflictError(table, conflict, snapshot.version);
@@ -328,10 +328,12 @@ async function readWinners(
   version: number,
   table: string,
   signal: AbortSignal | undefined,
+  first: ParsedAction[] | undefined,
 ): Promise<{ version: number; actions: ParsedAction[] }[]> {
-  const out: { version: number; actions: ParsedAction[] }[] = [];
+  // The first winner, when the commit path already read it to settle the outcome, is not read again.
+  const out: { version: number; actions: ParsedAction[] }[] = first ? [{ version, actions: first }] : [];
   const batch = 4;
-  for (let from = version; ; from += batch) {
+  for (let from = version + out.length; ; from += batch) {
     const got = await Promise.all(
       Array.from({ length: batch }, async (_, i) => {
         try {

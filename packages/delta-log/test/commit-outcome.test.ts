@@ -6,7 +6,7 @@
 // took effect, or a put that lands after its caller gave up).
 import { DeltaLiteError, hasErrorKind, isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
-import { FaultyStore } from "@deltalite/object-store/testing";
+import { CountingStore, FaultyStore } from "@deltalite/object-store/testing";
 import { describe, expect, it } from "vitest";
 import {
   commitKey,
@@ -186,6 +186,22 @@ describe("commit outcome resolution", () => {
     const ids = await txnIds(inner);
     expect(ids.get(1)).toBe("someone-else");
     expect(ids.get(2)).toBe(result.txnId);
+  });
+
+  it("a lost race reads the winning commit once (the read that settles the outcome is the conflict check's)", async () => {
+    const inner = await newTable();
+    const store = new CountingStore(inner);
+    const snapshot = await Snapshot.open(store);
+    const competitor = serializeCommit([
+      { commitInfo: { operation: "WRITE", txnId: "other" } },
+      add("w.parquet"),
+    ]);
+    await inner.put(commitKey(1), competitor, { mode: "create" });
+    store.reset();
+    const result = await commitTransaction(snapshot, [add("mine.parquet")], { operation: "WRITE" });
+    expect(result.version).toBe(2);
+    expect(result.rebasedPast).toEqual([1]);
+    expect(store.log.filter((r) => r.method === "get" && r.key === commitKey(1))).toHaveLength(1);
   });
 
   it("a store that never answers gives a typed unknown-outcome error, bounded, naming version and txnId", async () => {
