@@ -7,6 +7,7 @@
 /** The closed list of error kinds (SPEC §7). */
 export const ERROR_KINDS = [
   "generic",
+  "invalid_argument",
   "schema_mismatch",
   "not_found",
   "unsupported",
@@ -58,6 +59,17 @@ export class DeltaLiteCommitConflictError extends DeltaLiteError {
     super("conflict", message, options);
     this.name = "DeltaLiteCommitConflictError";
     this.winningVersion = options.winningVersion;
+  }
+}
+
+/**
+ * A bad option or argument: an unknown name, a value out of range, options that contradict each other.
+ * Never retryable (the same call fails the same way); the CLI exits 2 on it, as on a usage error.
+ */
+export class DeltaLiteInvalidArgumentError extends DeltaLiteError {
+  constructor(message: string, options: DeltaLiteErrorOptions = {}) {
+    super("invalid_argument", message, { ...options, retryable: false });
+    this.name = "DeltaLiteInvalidArgumentError";
   }
 }
 
@@ -139,4 +151,52 @@ export function isDeltaLiteError(value: unknown): value is DeltaLiteError {
 /** True when `value` is a deltalite error of the given kind. */
 export function hasErrorKind(value: unknown, kind: ErrorKind): value is DeltaLiteError {
   return isDeltaLiteError(value) && value.kind === kind;
+}
+
+/**
+ * The closest of `candidates` to `name` when it is close enough to be a likely typo (edit distance at most
+ * a third of the longer name, and at most 3; a case-only difference always counts), else undefined. For the
+ * "did you mean" hint of errors that name an unknown column, option or partition. Kept here rather than as a
+ * dependency because this package is the dependency-free leaf every other package imports.
+ */
+export function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    if (candidate === name) continue;
+    const distance =
+      candidate.toLowerCase() === name.toLowerCase() ? 0.5 : editDistance(name, candidate, bestDistance);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (best === undefined) return undefined;
+  const limit = Math.min(3, Math.max(1, Math.floor(Math.max(name.length, best.length) / 3)));
+  return bestDistance <= limit ? best : undefined;
+}
+
+/** `" (did you mean \"x\"?)"` when `closestName` finds one, else the empty string: for appending to messages. */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const hit = closestName(name, candidates);
+  return hit === undefined ? "" : ` (did you mean ${JSON.stringify(hit)}?)`;
+}
+
+/** Levenshtein distance, giving up (returning `stopAt`) once every cell of a row reaches `stopAt`. */
+function editDistance(a: string, b: string, stopAt: number): number {
+  if (Math.abs(a.length - b.length) >= stopAt) return stopAt;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current.push(value);
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin >= stopAt) return stopAt;
+    previous = current;
+  }
+  return previous[b.length]!;
 }

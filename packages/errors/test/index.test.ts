@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  closestName,
   DeltaLiteCommitConflictError,
   DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
   DeltaLiteSchemaMismatchError,
   DeltaLiteSourceTooLargeError,
   DeltaLiteTableNotFoundError,
   DeltaLiteUnsupportedTableError,
+  didYouMean,
   ERROR_KINDS,
   hasErrorKind,
   isDeltaLiteError,
@@ -18,6 +21,7 @@ describe("DeltaLiteError", () => {
     [new DeltaLiteTableNotFoundError("n"), "not_found"],
     [new DeltaLiteUnsupportedTableError("u", { feature: "deletionVectors" }), "unsupported"],
     [new DeltaLiteSourceTooLargeError("t"), "source_too_large"],
+    [new DeltaLiteInvalidArgumentError("a"), "invalid_argument"],
   ] as const)("subclass %o carries kind %s and is recognised by the guard", (error, kind) => {
     expect(error.kind).toBe(kind);
     expect(ERROR_KINDS).toContain(kind);
@@ -41,5 +45,30 @@ describe("DeltaLiteError", () => {
     expect(e.winningVersion).toBe(7);
     expect(new DeltaLiteError("generic", "x").retryable).toBe(false);
     expect(JSON.parse(JSON.stringify(e))).toEqual({ kind: "conflict", message: "lost", retryable: true });
+  });
+});
+
+describe("closestName / didYouMean", () => {
+  const columns = ["customer_id", "event_date", "amount", "id"];
+  it.each([
+    ["customer_idd", "customer_id"],
+    ["costumer_id", "customer_id"],
+    ["Event_Date", "event_date"],
+    ["amout", "amount"],
+    ["ID", "id"],
+  ])("suggests the near name for %s", (typo, expected) => {
+    expect(closestName(typo, columns)).toBe(expected);
+    expect(didYouMean(typo, columns)).toBe(` (did you mean ${JSON.stringify(expected)}?)`);
+  });
+
+  it.each([["zzz"], ["price"], ["x"], ["customer_id"]])("suggests nothing for %s", (name) => {
+    expect(closestName(name, columns)).toBeUndefined();
+    expect(didYouMean(name, columns)).toBe("");
+  });
+
+  it("an invalid-argument error is never retryable, whatever it is given", () => {
+    const e = new DeltaLiteInvalidArgumentError("bad", { retryable: true });
+    expect(e.retryable).toBe(false);
+    expect(e.toJSON()).toEqual({ kind: "invalid_argument", message: "bad", retryable: false });
   });
 });
