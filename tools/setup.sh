@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One-shot set-up on a fresh clone: pinned pnpm (never corepack), workspace install, build, and the Python
-# oracle venv (delta-rs, pyarrow, moto). Safe to run again; every step reuses what is already there.
+# One-shot set-up on a fresh clone: pinned pnpm (never corepack), workspace install and build. Needs only
+# Node and npm. The Python oracle venv the tests use (delta-rs, pyarrow, moto, Spark) is built by the test
+# command (tools/test.sh), not here. Safe to run again; every step reuses what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
@@ -10,5 +11,4 @@ if [ "$(pnpm --version 2>/dev/null || true)" != "10.34.8" ]; then
 fi
 pnpm install --frozen-lockfile --reporter=silent
 pnpm run --silent build >/dev/null
-bash tools/oracle/ensure-venv.sh
 echo "[setup] ready" >&2

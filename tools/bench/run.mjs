@@ -1,7 +1,7 @@
 // The `pnpm bench <name> [args…]` dispatcher: owns the map from benchmark name to script. Each benchmark is a
 // standalone Node script run in its own process with the remaining arguments; `pnpm bench` alone lists them.
 // To add one, add an entry below (script path relative to this folder or absolute, plus a one-line summary).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,6 +35,9 @@ if (!bench) {
   }
   process.exit(name === undefined || name === "--help" || name === "-h" ? 0 : 1);
 }
+// Every benchmark runs beside delta-rs / pyarrow: build the oracle venv first (a no-op once it exists).
+const venv = spawnSync("bash", [resolve(here, "../oracle/ensure-venv.sh")], { stdio: "inherit" });
+if (venv.status !== 0) process.exit(venv.status ?? 1);
 const script = isAbsolute(bench.script) ? bench.script : resolve(here, bench.script);
 const child = spawn(process.execPath, [script, ...args], { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

@@ -1,4 +1,7 @@
-/** Where the oracle venv lives and how to get its executables; set-up builds it (tools/oracle/ensure-venv.sh). */
+/**
+ * Where the oracle venv lives and how to get its executables. The test command builds it
+ * (tools/test.sh runs tools/oracle/ensure-venv.sh); so can `bash tools/oracle/ensure-venv.sh` alone.
+ */
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +15,9 @@ export const repoRoot = path.resolve(toolsDir, "..");
 export function venvBin(name: string): string {
   const bin = path.join(toolsDir, "oracle", ".venv", "bin", name);
   if (!existsSync(bin)) {
-    throw new Error(`${bin} is missing: run 'bash tools/setup.sh' (it builds the oracle venv)`);
+    throw new Error(
+      `${bin} is missing: run 'bash tools/oracle/ensure-venv.sh' (or 'pnpm test', which builds it)`,
+    );
   }
   return bin;
 }
