@@ -18,8 +18,9 @@ export const BENCHMARKS = {
   upsert: {
     script: "merge-engine/upsert-bench.mjs",
     summary:
-      "upsert of a ~1% batch into partitioned wide-row tables beside delta-rs MERGE: wall time, peak RSS, files/bytes rewritten",
-    usage: "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--<upsert-option> value …]",
+      "upsert of a batch into partitioned wide-row tables beside the original deltalite 0.1.15 and delta-rs MERGE, plus a raw-copy floor: wall time, peak RSS, files/bytes rewritten, identical results",
+    usage:
+      "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--shape uniform|recent] [--batch-fraction 0.01 | --batch-rows N] [--dir D] [--<upsert-option> value …]",
   },
 };
 

@@ -1,46 +1,91 @@
-// `pnpm bench upsert`: memory and speed of deltalite's upsert beside delta-rs MERGE (not a test). For each size
-// it generates (once, cached under --dir) a partitioned Delta table of wide rows with tens of files per
-// partition and a ~1% batch (updates spread over half the partitions + inserts) as one Parquet file
-// (upsert-delta-rs.py), copies the pristine table once per contender so both start from identical bytes, and
-// runs, each in its own child process: deltalite's upsert (upsert-ours.mjs, the built `deltalite` package) and
-// delta-rs MERGE on `t.day = s.day AND t.id = s.id` (update all matched, insert all not matched). It prints
-// wall time, OS peak RSS, files removed/added and bytes rewritten of each, the RSS ratios ours/MERGE and
-// largest/smallest size, and whether both result tables hold the same rows (exit 1 when they don't).
+// `pnpm bench upsert`: speed and memory of deltalite's upsert beside the original deltalite (PyPI `deltalite`
+// 0.1.15) and delta-rs MERGE (not a test). For each size it generates (once, cached under --dir) a partitioned
+// Delta table of wide rows with tens of files per partition, and (once per shape and batch size, beside that
+// table) a batch of 80% updates + 20% inserts as one Parquet file (upsert-delta-rs.py). Each repeat copies the
+// pristine table once per contender so all start from identical bytes and runs, each in its own child process,
+// in an order that rotates across repeats (A B C, B C A, C A B, …):
+//   deltalite upsert   ours: upsert-ours.mjs, the built `deltalite` package, options from the flags below
+//   delta-rs MERGE     `t.day = s.day AND t.id = s.id`, update all matched, insert all not matched
+//   original 0.1.15    the original deltalite, `upsert(batch, primary_keys=["id"], partition_key="day")`
+//                      with its defaults (../original/upsert-original.py, in the venv that
+//                      ../original/ensure-venv.sh builds once from a CPython >= 3.12; without one, a line
+//                      says so and the other two run)
+// Then a separate Node process makes the physical floor (raw-copy.mjs): a raw read + write copy of
+// exactly the files our commit removed, read fully and written to a copy, not fsync'd. Finally delta-rs reads
+// the result tables: ours and the original's must hold the same rows as MERGE's, or the bench exits 1 (the
+// tables are then kept under <dir>/work for inspection).
 //
 //   pnpm exec tsc -b && pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D]
-//     [--partitions 8] [--files-per-partition 30] [--batch-fraction 0.01] [--seed 42] [--json out.json]
-//     [--<upsert-option> value …]
+//     [--shape uniform|recent] [--batch-fraction 0.01 | --batch-rows N] [--partitions 8]
+//     [--files-per-partition 30] [--seed 42] [--json out.json] [--<upsert-option> value …]
+//   e.g. pnpm bench upsert --sizes 1000000 --repeat 3 --shape recent
+//        pnpm bench upsert --sizes 1000000,4000000,8000000 --batch-rows 10000    (flatness of a fixed batch)
 //
-// Any other `--kebab-name value` flag is passed to our upsert as the camelCased option (numbers as numbers,
+// Shapes: `uniform` (default) draws the updates uniformly from the rows of the first half of the partitions;
+// `recent` draws them from the rows of the last 10% of the appends, so they hit only the newest 10% of each
+// partition's files, as a time-ordered sync does. Inserts go to every partition in both. `--batch-rows N` makes
+// a batch of N rows whatever the table's size, instead of --batch-fraction of its rows.
+//
+// Any other `--kebab-name value` flag is passed to OUR upsert as the camelCased option (numbers as numbers,
 // true/false as booleans), e.g. `--max-buffered-bytes 268435456` → { maxBufferedBytes: 268435456 }.
-// DELTALITE_* environment variables reach our child unchanged. Peak RSS is each child's own getrusage maxrss
-// (Node: process.resourceUsage().maxRSS; Python: ru_maxrss): runtime, batch read and the call together.
+// DELTALITE_* environment variables reach our child and MERGE's unchanged, and are removed for the original's
+// (they would change its defaults).
+//
+// Printed columns, per size and contender (medians over the repeats when --repeat > 1):
+//   call s           the upsert / MERGE call alone (table opened and batch read before it)
+//   process s        the child process from spawn to exit
+//   peak RSS MB      the child's own OS maxrss (Node process.resourceUsage().maxRSS, Python ru_maxrss):
+//                    runtime, batch read and the call together
+//   RSS pre-call MB  the child's RSS just before the call (runtime + imports + batch + opened table)
+//   files rm/add     the commit's remove / add actions
+//   MB read/written  the sizes of those removed / added files
+//   rewrite MB/s     (MB read + MB written) / call s
+// then the ratios ours/MERGE and ours/original (peak RSS, call time) and whether the results are identical,
+// the physical floor line (wall s and MB/s of the raw copy; our rewrite MB/s as a % of its MB/s), each
+// contender's peak RSS largest/smallest size, and with --repeat > 1 every run's figures and start load.
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runJsonChild } from "../lib/child-json.mjs";
+import { prepareOriginal } from "../original/contender.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../..");
 const python = join(repo, "tools/oracle/.venv/bin/python");
 const pythonScript = join(here, "upsert-delta-rs.py");
 const oursScript = join(here, "upsert-ours.mjs");
+const rawCopyScript = join(here, "raw-copy.mjs");
 const deltaliteDist = join(repo, "packages/deltalite/dist/index.js");
 const MB = 1024 * 1024;
-const CONTENDERS = ["deltalite upsert", "delta-rs MERGE"];
+const OURS = "deltalite upsert";
+const MERGE = "delta-rs MERGE";
+const ORIGINAL = "original 0.1.15";
+const SHAPES = ["uniform", "recent"];
 
 const DEFAULTS = {
   sizes: "1000000,4000000",
   repeat: "1",
   dir: "/tmp/deltalite-bench",
+  shape: "uniform",
   partitions: "8",
   "files-per-partition": "30",
   "batch-fraction": "0.01",
+  "batch-rows": "",
   seed: "42",
   json: "",
 };
+const USAGE =
+  "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--shape uniform|recent]\n" +
+  "  [--batch-fraction 0.01 | --batch-rows N] [--partitions 8] [--files-per-partition 30] [--seed 42]\n" +
+  "  [--json out.json] [--<upsert-option> value …]";
+
+function typedValue(value) {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  return Number.isNaN(Number(value)) ? value : Number(value);
+}
 
 /** Known flags into `flags`; every other `--name value` into `knobs` (camelCased, typed). */
 function parseFlags(argv) {
@@ -49,10 +94,7 @@ function parseFlags(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--help" || arg === "-h") {
-      console.log(
-        "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--partitions 8]\n" +
-          "  [--files-per-partition 30] [--batch-fraction 0.01] [--seed 42] [--json out.json] [--<upsert-option> value …]",
-      );
+      console.log(USAGE);
       process.exit(0);
     }
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
@@ -63,19 +105,27 @@ function parseFlags(argv) {
     else value = argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     if (name in DEFAULTS) flags[name] = value;
-    else {
-      const option = name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
-      knobs[option] =
-        value === "true"
-          ? true
-          : value === "false"
-            ? false
-            : Number.isNaN(Number(value))
-              ? value
-              : Number(value);
-    }
+    else knobs[name.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = typedValue(value);
   }
   return { flags, knobs };
+}
+
+/** The checked numbers and names of `flags`. */
+function settings(flags) {
+  const sizes = flags.sizes.split(",").map((s) => Number(s.trim()));
+  if (sizes.some((n) => !Number.isSafeInteger(n) || n <= 0)) throw new Error(`bad --sizes ${flags.sizes}`);
+  const repeat = Number(flags.repeat);
+  if (!Number.isSafeInteger(repeat) || repeat < 1) throw new Error(`bad --repeat ${flags.repeat}`);
+  if (!SHAPES.includes(flags.shape))
+    throw new Error(`bad --shape ${flags.shape}: one of ${SHAPES.join(", ")}`);
+  const batchRows = flags["batch-rows"] === "" ? null : Number(flags["batch-rows"]);
+  if (batchRows !== null && (!Number.isSafeInteger(batchRows) || batchRows < 2)) {
+    throw new Error(`bad --batch-rows ${flags["batch-rows"]}: an integer ≥ 2`);
+  }
+  const batchFraction = Number(flags["batch-fraction"]);
+  if (!(batchFraction > 0 && batchFraction <= 1))
+    throw new Error(`bad --batch-fraction ${flags["batch-fraction"]}`);
+  return { sizes, repeat, shape: flags.shape, batchRows, batchFraction };
 }
 
 function run(command, args) {
@@ -97,45 +147,68 @@ async function exists(path) {
   );
 }
 
-/** The cached table + batch for one size, generated when missing; returns its folder and meta. */
-async function ensureGenerated(flags, rows) {
-  const config = {
+/** The JSON in `metaFile`, or: run `produce(partialPath)` (a Python generator child printing the meta), then
+ * move its output and the meta into place so an interrupted run never leaves a half-made cache entry. */
+async function cached(metaFile, finalPath, partialPath, produce) {
+  if (await exists(metaFile)) return JSON.parse(await readFile(metaFile, "utf8"));
+  await rm(partialPath, { recursive: true, force: true });
+  const meta = await produce(partialPath);
+  await rm(finalPath, { recursive: true, force: true });
+  await rename(partialPath, finalPath);
+  await writeFile(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+  return meta;
+}
+
+function tableConfig(flags, rows) {
+  return {
     rows,
     partitions: Number(flags.partitions),
     files: Number(flags["files-per-partition"]),
-    batchFraction: Number(flags["batch-fraction"]),
     seed: Number(flags.seed),
   };
-  const key = `upsert-r${rows}-p${config.partitions}-f${config.files}-b${config.batchFraction}-s${config.seed}`;
-  const folder = join(flags.dir, key);
-  const metaFile = join(folder, "meta.json");
-  if (await exists(metaFile)) return { folder, meta: JSON.parse(await readFile(metaFile, "utf8")) };
-  const partial = `${folder}.partial`;
-  await rm(partial, { recursive: true, force: true });
-  await mkdir(partial, { recursive: true });
-  console.error(`generating ${key} (once; cached in ${flags.dir}) …`);
-  const meta = await runJsonChild(python, [
-    pythonScript,
-    "generate",
-    JSON.stringify({ ...config, dir: partial }),
-  ]);
-  await writeFile(join(partial, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
-  await rm(folder, { recursive: true, force: true });
-  await rename(partial, folder);
-  console.error(
-    `generated ${key}: ${meta.files} files, ${(meta.tableBytes / MB).toFixed(0)} MB in ${meta.generateSeconds.toFixed(0)} s`,
-  );
-  return { folder, meta };
 }
 
-/** Files and bytes the commit at `version` removed and added (sizes from its actions; a remove without
- * `size` is sized from the still-present file). */
+/** The cached pristine table for one size (generated when missing): its folder and meta. */
+async function ensureTable(flags, rows) {
+  const config = tableConfig(flags, rows);
+  const key = `upsert-r${rows}-p${config.partitions}-f${config.files}-s${config.seed}`;
+  const folder = join(flags.dir, key);
+  await mkdir(folder, { recursive: true });
+  const pristine = join(folder, "pristine");
+  const meta = await cached(join(folder, "table.json"), pristine, `${pristine}.partial`, async (partial) => {
+    console.error(`generating ${key} (once; cached in ${flags.dir}) …`);
+    const made = await runJsonChild(python, [
+      pythonScript,
+      "table",
+      JSON.stringify({ ...config, out: partial }),
+    ]);
+    console.error(
+      `generated ${key}: ${made.files} files, ${(made.tableBytes / MB).toFixed(0)} MB in ${made.tableSeconds.toFixed(0)} s`,
+    );
+    return made;
+  });
+  return { pristine, folder, meta };
+}
+
+/** The cached batch of one shape and size beside its table (generated when missing): its file and meta. */
+async function ensureBatch(flags, folder, rows, { shape, batchRows, batchFraction }) {
+  const key = `batch-${shape}-${batchRows === null ? `b${batchFraction}` : `n${batchRows}`}`;
+  const file = join(folder, `${key}.parquet`);
+  const config = { ...tableConfig(flags, rows), shape, batchRows, batchFraction };
+  const meta = await cached(join(folder, `${key}.json`), file, `${file}.partial`, (partial) =>
+    runJsonChild(python, [pythonScript, "batch", JSON.stringify({ ...config, out: partial })]),
+  );
+  return { file, meta };
+}
+
+/** Files and bytes the commit at `version` removed and added, and the removed files' paths (sizes from the
+ * actions; a remove without `size` is sized from the still-present file). */
 async function commitFootprint(tableDir, version) {
   const log = await readFile(
     join(tableDir, "_delta_log", `${String(version).padStart(20, "0")}.json`),
     "utf8",
   );
-  const out = { filesRemoved: 0, filesAdded: 0, bytesRemoved: 0, bytesAdded: 0 };
+  const out = { filesRemoved: 0, filesAdded: 0, bytesRemoved: 0, bytesAdded: 0, removedPaths: [] };
   for (const line of log.split("\n")) {
     if (line.trim() === "") continue;
     const action = JSON.parse(line);
@@ -143,32 +216,39 @@ async function commitFootprint(tableDir, version) {
       out.filesAdded++;
       out.bytesAdded += action.add.size;
     } else if (action.remove) {
+      const path = join(tableDir, decodeURIComponent(action.remove.path));
       out.filesRemoved++;
-      out.bytesRemoved +=
-        action.remove.size ?? (await stat(join(tableDir, decodeURIComponent(action.remove.path)))).size;
+      out.bytesRemoved += action.remove.size ?? (await stat(path)).size;
+      out.removedPaths.push(path);
     }
   }
   return out;
 }
 
-async function runContender(contender, pristine, batchFile, workDir, knobs, meta) {
-  const tableDir = join(workDir, contender === CONTENDERS[0] ? "ours" : "merge");
+/** name → how to start one measured run of it: `{ command, args(tableDir, batchFile), env }`. */
+function contenderCommands(knobs, original) {
+  const options = JSON.stringify({ primaryKeys: ["id"], partitionKey: "day", ...knobs });
+  const commands = {
+    [OURS]: { command: process.execPath, args: (t, b) => [oursScript, t, b, options], env: process.env },
+    [MERGE]: { command: python, args: (t, b) => [pythonScript, "merge", t, b], env: process.env },
+  };
+  if (!original.skipped) commands[ORIGINAL] = original;
+  return commands;
+}
+
+async function runContender(name, how, pristine, batchFile, workDir, meta) {
+  const tableDir = join(workDir, name.replace(/[^a-z0-9]+/gi, "-"));
   await rm(tableDir, { recursive: true, force: true });
   await run("cp", ["-r", pristine, tableDir]);
-  const options = { primaryKeys: ["id"], partitionKey: "day", ...knobs };
-  const [command, args] =
-    contender === CONTENDERS[0]
-      ? [process.execPath, [oursScript, tableDir, batchFile, JSON.stringify(options)]]
-      : [python, [pythonScript, "merge", tableDir, batchFile]];
   const load1 = loadavg()[0];
   const started = performance.now();
-  const result = await runJsonChild(command, args);
+  const result = await runJsonChild(how.command, how.args(tableDir, batchFile), { env: how.env });
   const processMs = performance.now() - started;
   if (result.version !== meta.version + 1) {
-    throw new Error(`${contender} committed version ${result.version}, expected ${meta.version + 1}`);
+    throw new Error(`${name} committed version ${result.version}, expected ${meta.version + 1}`);
   }
   return {
-    contender,
+    contender: name,
     tableDir,
     processMs,
     load1,
@@ -177,16 +257,116 @@ async function runContender(contender, pristine, batchFile, workDir, knobs, meta
   };
 }
 
+/** The raw read + write copy of the files our commit removed, in its own Node process. */
+async function runFloor(ours, workDir) {
+  const outDir = join(workDir, "raw-copy");
+  await rm(outDir, { recursive: true, force: true });
+  const floor = await runJsonChild(process.execPath, [
+    rawCopyScript,
+    outDir,
+    JSON.stringify(ours.removedPaths),
+  ]);
+  await rm(outDir, { recursive: true, force: true });
+  return floor;
+}
+
+/** The i-th rotation of `names`: A B C, B C A, C A B, … */
+function rotation(names, i) {
+  const k = i % names.length;
+  return [...names.slice(k), ...names.slice(0, k)];
+}
+
+/** Each contender's result table against MERGE's (delta-rs reads them all): name → { identical, mismatches }. */
+async function compareResults(last, meta) {
+  const reference = last[MERGE].tableDir;
+  const others = Object.values(last).filter((r) => r.contender !== MERGE);
+  const check = await runJsonChild(python, [
+    pythonScript,
+    "verify",
+    String(meta.rows + meta.batchInserts),
+    reference,
+    ...others.map((r) => r.tableDir),
+  ]);
+  return Object.fromEntries(others.map((r) => [r.contender, check.comparisons[r.tableDir]]));
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/** One contender's medians over the runs (footprint and stats of the last run). */
+function contenderSummary(name, all) {
+  const med = (pick) => median(all.map(pick));
+  const last = all[all.length - 1];
+  return {
+    contender: name,
+    callMs: med((x) => x.callMs),
+    processMs: med((x) => x.processMs),
+    peakRssMB: med((x) => x.peakRssMB),
+    rssBeforeCallMB: med((x) => x.rssBeforeCallMB),
+    filesRemoved: last.filesRemoved,
+    filesAdded: last.filesAdded,
+    bytesRemoved: last.bytesRemoved,
+    bytesAdded: last.bytesAdded,
+    stats: last.stats ?? last.metrics,
+  };
+}
+
+/** All repeats at one size: the contenders in rotating order, the floor after each repeat, then the check. */
+async function measureSize(label, table, batch, commands, repeat, workDir) {
+  const meta = { ...table.meta, ...batch.meta };
+  const names = Object.keys(commands);
+  const runs = [];
+  const floors = [];
+  for (let r = 0; r < repeat; r++) {
+    const byName = {};
+    for (const name of rotation(names, r)) {
+      console.error(`${label} run ${r + 1}/${repeat}: ${name} …`);
+      byName[name] = await runContender(name, commands[name], table.pristine, batch.file, workDir, meta);
+    }
+    console.error(`${label} run ${r + 1}/${repeat}: raw copy of the files our commit removed …`);
+    floors.push(await runFloor(byName[OURS], workDir));
+    runs.push(byName);
+  }
+  console.error(`${label}: comparing the result tables with MERGE's …`);
+  const checks = await compareResults(runs[runs.length - 1], meta);
+  const mismatches = Object.entries(checks).flatMap(([name, c]) => c.mismatches.map((m) => `${name}: ${m}`));
+  const floor = { ...floors[floors.length - 1], wallMs: median(floors.map((f) => f.wallMs)) };
+  return {
+    label,
+    meta,
+    contenders: names.map((name) =>
+      contenderSummary(
+        name,
+        runs.map((run) => run[name]),
+      ),
+    ),
+    runs: runs.map((byName) => names.map((name) => byName[name])),
+    floor,
+    checks,
+    identical: mismatches.length === 0,
+    mismatches,
+  };
+}
+
 function pad(cells, widths) {
   return cells
     .map((c, i) => (i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])))
     .join("  ");
+}
+
+const rewriteMBps = (c) => (c.bytesRemoved + c.bytesAdded) / MB / (c.callMs / 1000);
+
+function describeBatch(meta) {
+  const size =
+    meta.batchFraction === null ? `${meta.batchRows} rows` : `${meta.batchFraction * 100}% of rows`;
+  const where =
+    meta.shape === "recent"
+      ? "updates hit only the newest 10% of each partition's files"
+      : "updates spread over half the partitions";
+  return `batch = ${size}, shape ${meta.shape} (80% updates: ${where}; 20% inserts)`;
 }
 
 function printTable(summary, repeat) {
@@ -203,6 +383,7 @@ function printTable(summary, repeat) {
     "RSS pre-call MB",
     "files rm/add",
     "MB read/written",
+    "rewrite MB/s",
   ];
   const rows = summary.flatMap((s) =>
     s.contenders.map((c) => [
@@ -218,137 +399,145 @@ function printTable(summary, repeat) {
       c.rssBeforeCallMB.toFixed(0),
       `${c.filesRemoved}/${c.filesAdded}`,
       `${(c.bytesRemoved / MB).toFixed(0)}/${(c.bytesAdded / MB).toFixed(0)}`,
+      rewriteMBps(c).toFixed(0),
     ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const meta = summary[0]?.meta;
   console.log(
-    `\nupsert benchmark${repeat > 1 ? ` (medians of ${repeat} runs)` : ""}: ${summary[0]?.meta.partitions} partitions × ${summary[0]?.meta.filesPerPartition} files, batch = ${summary[0]?.meta.batchFraction * 100}% of rows (80% updates over half the partitions, 20% inserts)\n`,
+    `\nupsert benchmark${repeat > 1 ? ` (medians of ${repeat} runs)` : ""}: ${meta?.partitions} partitions × ${meta?.filesPerPartition} files, ${describeBatch(meta)}\n`,
   );
   console.log(pad(header, widths));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(pad(r, widths));
   console.log("");
+}
+
+const ratio = (a, b, pick) => (pick(a) / pick(b)).toFixed(2);
+
+function printComparisons(summary) {
   for (const s of summary) {
-    const [ours, merge] = s.contenders;
+    const by = Object.fromEntries(s.contenders.map((c) => [c.contender, c]));
+    const [ours, merge, original] = [by[OURS], by[MERGE], by[ORIGINAL]];
     console.log(
-      `${s.label}: ours/MERGE peak RSS ${(ours.peakRssMB / merge.peakRssMB).toFixed(2)}, call time ${(ours.callMs / merge.callMs).toFixed(2)}` +
+      `${s.label}: ours/MERGE peak RSS ${ratio(ours, merge, (c) => c.peakRssMB)}, call time ${ratio(ours, merge, (c) => c.callMs)}` +
         `; results identical: ${s.identical ? "yes" : "no"}${s.identical ? "" : ` (${s.mismatches.join("; ")})`}`,
     );
-  }
-  if (summary.length > 1) {
-    const small = summary[0];
-    const large = summary[summary.length - 1];
-    for (const [i, name] of CONTENDERS.entries()) {
-      const ratio = large.contenders[i].peakRssMB / small.contenders[i].peakRssMB;
+    if (original) {
       console.log(
-        `${name}: peak RSS ${large.label}/${small.label} = ${ratio.toFixed(2)}` +
-          (i === 0 ? ` (flat within ±10%: ${Math.abs(ratio - 1) <= 0.1 ? "yes" : "no"})` : ""),
+        `${s.label}: ours/original peak RSS ${ratio(ours, original, (c) => c.peakRssMB)}, call time ${ratio(ours, original, (c) => c.callMs)}` +
+          `; ours vs MERGE identical: ${s.checks[OURS].identical ? "yes" : "no"}, original vs MERGE identical: ${s.checks[ORIGINAL].identical ? "yes" : "no"}`,
+      );
+    }
+    const floorMBps = (s.floor.bytesRead + s.floor.bytesWritten) / MB / (s.floor.wallMs / 1000);
+    console.log(
+      `${s.label}: physical floor: raw read + write copy of the ${s.floor.files} files our commit removed` +
+        ` (${(s.floor.bytesRead / MB).toFixed(0)} MB read + ${(s.floor.bytesWritten / MB).toFixed(0)} MB written, not fsync'd, own Node process)` +
+        ` ${(s.floor.wallMs / 1000).toFixed(2)} s = ${floorMBps.toFixed(0)} MB/s;` +
+        ` our rewrite ${rewriteMBps(ours).toFixed(0)} MB/s = ${((100 * rewriteMBps(ours)) / floorMBps).toFixed(0)}% of it`,
+    );
+  }
+}
+
+function printGrowth(summary) {
+  if (summary.length < 2) return;
+  const small = summary[0];
+  const large = summary[summary.length - 1];
+  for (const [i, c] of large.contenders.entries()) {
+    const growth = c.peakRssMB / small.contenders[i].peakRssMB;
+    console.log(
+      `${c.contender}: peak RSS ${large.label}/${small.label} = ${growth.toFixed(2)}` +
+        (c.contender === OURS ? ` (flat within ±10%: ${Math.abs(growth - 1) <= 0.1 ? "yes" : "no"})` : ""),
+    );
+  }
+}
+
+function printRuns(summary, repeat) {
+  if (repeat < 2) return;
+  console.log("\nper-run peak RSS MB / call s (1-min load average when the child started):");
+  for (const s of summary) {
+    for (const [i, c] of s.contenders.entries()) {
+      const runs = s.runs.map((r) => r[i]);
+      console.log(
+        `  ${s.label} ${c.contender}: ${runs.map((r) => `${r.peakRssMB.toFixed(0)} / ${(r.callMs / 1000).toFixed(2)} (${r.load1.toFixed(1)})`).join(", ")}`,
       );
     }
   }
-  if (repeat > 1) {
-    console.log("\nper-run peak RSS MB / call s (1-min load average when the child started):");
-    for (const s of summary) {
-      for (const [i, name] of CONTENDERS.entries()) {
-        const runs = s.runs.map((r) => r[i]);
-        console.log(
-          `  ${s.label} ${name}: ${runs.map((r) => `${r.peakRssMB.toFixed(0)} / ${(r.callMs / 1000).toFixed(2)} (${r.load1.toFixed(1)})`).join(", ")}`,
-        );
-      }
-    }
-  }
+}
+
+function printLegend(original) {
+  if (original.skipped) console.log(`\n${ORIGINAL}: not run (${original.skipped})`);
   console.log(
     "\n  call s = the upsert / MERGE call alone (table opened and batch read before it); process s = the child process" +
       " from spawn to exit; peak RSS = the child's own OS maxrss (Node process.resourceUsage().maxRSS, Python" +
       " ru_maxrss); RSS pre-call = the child's RSS just before the call (runtime + imports + batch);" +
-      " files rm/add and MB read/written = the commit's remove/add actions and their sizes.",
+      " files rm/add and MB read/written = the commit's remove/add actions and their sizes;" +
+      " rewrite MB/s = (MB read + MB written) / call s. Contenders run in an order that rotates across repeats.",
   );
+}
+
+const loadLine = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
+
+function machineLine() {
+  return `machine: ${cpus().length} vCPU (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM; node ${process.version}; ${loadLine()}`;
 }
 
 async function main() {
   const { flags, knobs } = parseFlags(process.argv.slice(2));
-  const sizes = flags.sizes.split(",").map((s) => Number(s.trim()));
-  if (sizes.some((n) => !Number.isSafeInteger(n) || n <= 0)) throw new Error(`bad --sizes ${flags.sizes}`);
-  const repeat = Number(flags.repeat);
-  if (!Number.isSafeInteger(repeat) || repeat < 1) throw new Error(`bad --repeat ${flags.repeat}`);
-  if (!(await exists(deltaliteDist))) {
+  const config = settings(flags);
+  if (!(await exists(deltaliteDist)))
     throw new Error(`${deltaliteDist} is missing: build first (pnpm exec tsc -b)`);
-  }
   flags.dir = resolve(flags.dir);
-  console.error(
-    `machine: ${cpus().length} vCPU (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM; node ${process.version}` +
-      (Object.keys(knobs).length ? `; upsert options ${JSON.stringify(knobs)}` : ""),
-  );
+  const original = prepareOriginal();
+  const commands = contenderCommands(knobs, original);
+  const startLine =
+    machineLine() + (Object.keys(knobs).length ? `; upsert options ${JSON.stringify(knobs)}` : "");
+  console.error(startLine);
 
+  const workDir = join(flags.dir, "work");
   const summary = [];
-  for (const rows of sizes) {
-    const { folder, meta } = await ensureGenerated(flags, rows);
+  for (const rows of config.sizes) {
+    const table = await ensureTable(flags, rows);
+    const batch = await ensureBatch(flags, table.folder, rows, config);
     const label = rows >= 1_000_000 && rows % 1_000_000 === 0 ? `${rows / 1_000_000}M` : String(rows);
-    const workDir = join(flags.dir, "work");
     await mkdir(workDir, { recursive: true });
-    const runs = [];
-    let last;
-    for (let r = 0; r < repeat; r++) {
-      // Alternate who goes first so neither always meets the colder page cache.
-      const order = r % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
-      const byName = {};
-      for (const contender of order) {
-        console.error(`${label} run ${r + 1}/${repeat}: ${contender} …`);
-        byName[contender] = await runContender(
-          contender,
-          join(folder, "pristine"),
-          join(folder, "batch.parquet"),
-          workDir,
-          knobs,
-          meta,
-        );
-      }
-      last = CONTENDERS.map((c) => byName[c]);
-      runs.push(last);
-    }
-    console.error(`${label}: comparing the two result tables …`);
-    const check = await runJsonChild(python, [
-      pythonScript,
-      "verify",
-      last[0].tableDir,
-      last[1].tableDir,
-      String(meta.rows + meta.batchInserts),
-    ]);
-    const contenders = CONTENDERS.map((name, i) => {
-      const all = runs.map((run) => run[i]);
-      const med = (pick) => median(all.map(pick));
-      return {
-        contender: name,
-        callMs: med((x) => x.callMs),
-        processMs: med((x) => x.processMs),
-        peakRssMB: med((x) => x.peakRssMB),
-        rssBeforeCallMB: med((x) => x.rssBeforeCallMB),
-        filesRemoved: all[all.length - 1].filesRemoved,
-        filesAdded: all[all.length - 1].filesAdded,
-        bytesRemoved: all[all.length - 1].bytesRemoved,
-        bytesAdded: all[all.length - 1].bytesAdded,
-        stats: all[all.length - 1].stats ?? all[all.length - 1].metrics,
-      };
-    });
-    summary.push({ label, meta, contenders, runs, identical: check.identical, mismatches: check.mismatches });
+    summary.push(await measureSize(label, table, batch, commands, config.repeat, workDir));
   }
 
-  printTable(summary, repeat);
+  console.log(`\n${startLine}\nat the end: ${loadLine()}`);
+  printTable(summary, config.repeat);
+  printComparisons(summary);
+  printGrowth(summary);
+  printRuns(summary, config.repeat);
+  printLegend(original);
   if (flags.json) {
     const stripped = summary.map(({ runs, ...s }) => ({
       ...s,
-      runs: runs.map((run) => run.map(({ tableDir, ...r }) => r)),
+      runs: runs.map((run) => run.map(({ tableDir, removedPaths, ...r }) => r)),
     }));
-    await writeFile(flags.json, `${JSON.stringify({ sizes, repeat, knobs, summary: stripped }, null, 2)}\n`);
+    const { sizes, repeat, shape, batchRows } = config;
+    const out = {
+      sizes,
+      repeat,
+      shape,
+      batchRows,
+      knobs,
+      original: original.skipped ?? "run",
+      summary: stripped,
+    };
+    await writeFile(flags.json, `${JSON.stringify(out, null, 2)}\n`);
   }
   for (const s of summary) {
     if (!s.identical) process.exitCode = 1;
   }
   // The result tables are kept for inspection only when they differ.
-  if (!process.exitCode) await rm(join(flags.dir, "work"), { recursive: true, force: true });
+  if (!process.exitCode) await rm(workDir, { recursive: true, force: true });
   // The cached tables stay; list them so they can be removed by hand.
-  const cached = (await readdir(flags.dir)).filter((n) => n.startsWith("upsert-"));
-  console.error(`cached tables in ${flags.dir}: ${cached.join(", ")}`);
+  const cachedTables = (await readdir(flags.dir)).filter((n) => n.startsWith("upsert-"));
+  console.error(`cached tables in ${flags.dir}: ${cachedTables.join(", ")}`);
 }
 
 main().catch((error) => {

@@ -1,31 +1,41 @@
 """Python side of `pnpm bench upsert` (upsert-bench.mjs drives it): generates the benchmark tables and their
-~1% batch with pyarrow + delta-rs, runs delta-rs MERGE as the reference contender (one process per run,
-printing one JSON line with its wall time, peak RSS = getrusage ru_maxrss (KiB on Linux) and its RSS just
-before the call), and checks that
-two result tables hold the same rows.
+batches with pyarrow + delta-rs, runs delta-rs MERGE as the reference contender (one process per run, printing
+one JSON line with its wall time, peak RSS = getrusage ru_maxrss and its RSS just before the call), and checks
+that result tables hold the same rows as a reference table.
 
-  python upsert-delta-rs.py generate <json-config>   writes <dir>/pristine (Delta table) + <dir>/batch.parquet
+  python upsert-delta-rs.py table <json-config>    writes <config.out> (a Delta table), prints its meta
+  python upsert-delta-rs.py batch <json-config>    writes <config.out> (one Parquet file), prints its meta
   python upsert-delta-rs.py merge <table-dir> <batch.parquet>
-  python upsert-delta-rs.py verify <table-dir-a> <table-dir-b> <expected-rows>
+  python upsert-delta-rs.py verify <expected-rows> <reference-dir> <table-dir>…
 
 Rows are deterministic for a seed. Row i (0-based) lives in partition day = DAYS[i % partitions]; its key is a
 UUID-shaped string drawn from a seeded stream; `payload` is `<i, 12 digits>-<600 random hex digits>`, unique
 per row so neither dictionary encoding nor snappy shrinks it (a row is ~0.75 KB in Arrow). The table is written
-in `files` appends of N/files rows each, so every partition holds `files` files. The batch: updates (existing
-keys, every other column changed) drawn uniformly from the first ceil(partitions/2) partitions, plus inserts
-(new keys) spread over all partitions, together batch_fraction of the table's rows, shuffled."""
+in `files` appends of N/files rows each, so every partition holds `files` files, one per append. A batch is
+`batchRows` rows (or batchFraction of the table's rows), shuffled: 80% updates (existing keys, every other
+column changed) and 20% inserts (new keys) spread over all partitions. Where the updates come from is the
+batch's shape:
+  uniform  drawn uniformly from the rows of the first ceil(partitions/2) partitions
+  recent   drawn uniformly from the rows of the last ceil(files/10) appends, in every partition: only the
+           newest 10% of each partition's files are hit, as a time-ordered sync does.
+A batch depends only on the table's config (rows, partitions, files, seed), not on its files: the update keys
+are re-drawn from the same key streams."""
 
 import json
 import math
 import random
-import resource
 import sys
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, write_deltalake
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the shared helper
+from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
 
 TS_BASE_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
 PAYLOAD_HEX_DIGITS = 600
@@ -49,15 +59,6 @@ SCHEMA = pa.schema(
 )
 STATUSES = pa.array(["new", "paid", "shipped", "cancelled"])
 MERGE_PREDICATE = "t.day = s.day AND t.id = s.id"
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def current_rss_mb():
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * resource.getpagesize() / 1024 / 1024
 
 
 def _mod(a, m):
@@ -119,39 +120,81 @@ def chunk_bounds(rows, files):
     return [(f * rows // files, (f + 1) * rows // files) for f in range(files)]
 
 
-def generate(cfg):
-    out, rows, partitions, files, seed = cfg["dir"], cfg["rows"], cfg["partitions"], cfg["files"], cfg["seed"]
-    days = pa.array([f"2026-01-{d + 1:02d}" for d in range(partitions)])
+def days_for(partitions):
+    return pa.array([f"2026-01-{d + 1:02d}" for d in range(partitions)])
+
+
+def generate_table(cfg):
+    table_dir, rows, partitions, files, seed = cfg["out"], cfg["rows"], cfg["partitions"], cfg["files"], cfg["seed"]
+    days = days_for(partitions)
     started = time.perf_counter()
-    table_dir = f"{out}/pristine"
     for chunk, (start, end) in enumerate(chunk_bounds(rows, files)):
         keys = uuid_keys(key_stream(seed, chunk), end - start)
         data = rows_for(pa.array(range(start, end), pa.int64()), keys, seed, f"base:{chunk}", partitions, days)
         write_deltalake(table_dir, data, partition_by=["day"], mode="append")
-    table_seconds = time.perf_counter() - started
+    dt = DeltaTable(table_dir)
+    sizes = dt.get_add_actions(flatten=True).column("size_bytes").to_pylist()
+    meta = {
+        "rows": rows,
+        "partitions": partitions,
+        "filesPerPartition": files,
+        "seed": seed,
+        "files": len(sizes),
+        "tableBytes": sum(sizes),
+        "version": dt.version(),
+        "tableSeconds": time.perf_counter() - started,
+    }
+    print(json.dumps(meta))
 
-    # The batch: updates drawn uniformly from the rows of the first ceil(partitions/2) partitions, inserts new.
-    batch_rows = max(2, round(rows * cfg["batchFraction"]))
-    updates = round(batch_rows * UPDATE_SHARE)
-    inserts = batch_rows - updates
+
+def uniform_update_rows(picker, rows, partitions, files, updates):
+    """`updates` row indices drawn uniformly from the rows of the first ceil(partitions/2) partitions."""
     touched = math.ceil(partitions / 2)
-    picker = random.Random(f"{seed}:batch")
     full_cycles, rest = divmod(rows, partitions)
     candidates = full_cycles * touched + min(rest, touched)
-    update_rows = sorted(
-        (j // touched) * partitions + j % touched for j in picker.sample(range(candidates), updates)
-    )
-    update_keys = []
-    cursor = 0
+    if updates > candidates:
+        raise SystemExit(f"{updates} updates but only {candidates} rows in the first {touched} partitions")
+    picked = picker.sample(range(candidates), updates)
+    return sorted((j // touched) * partitions + j % touched for j in picked), touched
+
+
+def recent_update_rows(picker, rows, partitions, files, updates):
+    """`updates` row indices drawn uniformly from the rows of the last ceil(files/10) appends (every partition)."""
+    recent = math.ceil(files / 10)
+    first = chunk_bounds(rows, files)[files - recent][0]
+    if updates > rows - first:
+        raise SystemExit(f"{updates} updates but only {rows - first} rows in the last {recent} appends")
+    return sorted(picker.sample(range(first, rows), updates)), min(partitions, rows - first)
+
+
+UPDATE_PICKERS = {"uniform": uniform_update_rows, "recent": recent_update_rows}
+
+
+def keys_of(rows, files, seed, update_rows):
+    """The keys of the (sorted) table rows `update_rows`, re-drawn from the key stream of each append."""
+    keys, cursor = [], 0
     for chunk, (start, end) in enumerate(chunk_bounds(rows, files)):
         in_chunk = []
         while cursor < len(update_rows) and update_rows[cursor] < end:
             in_chunk.append(update_rows[cursor] - start)
             cursor += 1
         if in_chunk:
-            update_keys.append(uuid_keys(key_stream(seed, chunk), end - start).take(pa.array(in_chunk)))
+            keys.append(uuid_keys(key_stream(seed, chunk), end - start).take(pa.array(in_chunk)))
+    return pa.concat_arrays(keys)
+
+
+def generate_batch(cfg):
+    rows, partitions, files, seed, shape = cfg["rows"], cfg["partitions"], cfg["files"], cfg["seed"], cfg["shape"]
+    days = days_for(partitions)
+    started = time.perf_counter()
+    batch_rows = cfg.get("batchRows") or max(2, round(rows * cfg["batchFraction"]))
+    updates = round(batch_rows * UPDATE_SHARE)
+    inserts = batch_rows - updates
+    # The picker's stream is the same as before shapes existed, so the uniform batch is unchanged.
+    picker = random.Random(f"{seed}:batch")
+    update_rows, touched = UPDATE_PICKERS[shape](picker, rows, partitions, files, updates)
     update_part = rows_for(
-        pa.array(update_rows, pa.int64()), pa.concat_arrays(update_keys), seed, "update", partitions, days
+        pa.array(update_rows, pa.int64()), keys_of(rows, files, seed, update_rows), seed, "update", partitions, days
     )
     insert_rows = pa.array(range(rows, rows + inserts), pa.int64())
     insert_part = rows_for(
@@ -160,26 +203,15 @@ def generate(cfg):
     batch = pa.concat_tables([update_part, insert_part])
     order = list(range(batch.num_rows))
     picker.shuffle(order)
-    pq.write_table(batch.take(pa.array(order)), f"{out}/batch.parquet")
-
-    dt = DeltaTable(table_dir)
-    adds = dt.get_add_actions(flatten=True)
-    sizes = adds.column("size_bytes").to_pylist()
+    pq.write_table(batch.take(pa.array(order)), cfg["out"])
     meta = {
-        "rows": rows,
-        "partitions": partitions,
-        "filesPerPartition": files,
-        "seed": seed,
-        "batchFraction": cfg["batchFraction"],
-        "files": len(sizes),
-        "tableBytes": sum(sizes),
-        "version": dt.version(),
+        "shape": shape,
+        "batchFraction": None if cfg.get("batchRows") else cfg["batchFraction"],
         "batchRows": batch.num_rows,
         "batchUpdates": updates,
         "batchInserts": inserts,
         "partitionsUpdated": touched,
-        "generateSeconds": time.perf_counter() - started,
-        "tableSeconds": table_seconds,
+        "batchSeconds": time.perf_counter() - started,
         "arrowRowBytes": round(batch.nbytes / batch.num_rows),
     }
     print(json.dumps(meta))
@@ -213,37 +245,49 @@ def merge(table_dir, batch_file):
     )
 
 
-def verify(dir_a, dir_b, expected_rows):
-    """Same rows in both tables: per partition, both sides sorted by key and compared column by column."""
-    a, b = DeltaTable(dir_a), DeltaTable(dir_b)
-    days = sorted({p["day"] for p in a.partitions()} | {p["day"] for p in b.partitions()})
-    ds_a, ds_b = a.to_pyarrow_dataset(), b.to_pyarrow_dataset()
+def partition_rows(dataset, day):
+    t = dataset.to_table(filter=pc.field("day") == day)
+    return t.select(SCHEMA.names).cast(SCHEMA).sort_by([("id", "ascending"), ("seq", "ascending")]).combine_chunks()
+
+
+def compare(reference, other, days, expected_rows):
+    """Mismatches between two tables: per partition, both sides sorted by key and compared column by column."""
+    ds_ref, ds_other = reference.to_pyarrow_dataset(), other.to_pyarrow_dataset()
     total, mismatches = 0, []
     for day in days:
-        sides = []
-        for ds in (ds_a, ds_b):
-            t = ds.to_table(filter=pc.field("day") == day)
-            t = t.select(SCHEMA.names).cast(SCHEMA).sort_by([("id", "ascending"), ("seq", "ascending")])
-            sides.append(t.combine_chunks())
-        if sides[0].num_rows != sides[1].num_rows:
-            mismatches.append(f"day={day}: {sides[0].num_rows} vs {sides[1].num_rows} rows")
-        elif not sides[0].equals(sides[1]):
-            bad = [name for name in SCHEMA.names if not sides[0].column(name).equals(sides[1].column(name))]
+        expected, actual = partition_rows(ds_ref, day), partition_rows(ds_other, day)
+        if expected.num_rows != actual.num_rows:
+            mismatches.append(f"day={day}: {expected.num_rows} vs {actual.num_rows} rows")
+        elif not expected.equals(actual):
+            bad = [name for name in SCHEMA.names if not expected.column(name).equals(actual.column(name))]
             mismatches.append(f"day={day}: columns differ: {', '.join(bad)}")
-        total += sides[0].num_rows
-        del sides
+        total += actual.num_rows
+        del expected, actual
     if total != expected_rows:
         mismatches.append(f"{total} rows, expected {expected_rows}")
-    print(json.dumps({"identical": not mismatches, "rows": total, "mismatches": mismatches}))
+    return {"identical": not mismatches, "rows": total, "mismatches": mismatches}
+
+
+def verify(expected_rows, reference_dir, other_dirs):
+    """Each of `other_dirs` holds the same rows as `reference_dir` (and `expected_rows` rows)."""
+    reference = DeltaTable(reference_dir)
+    comparisons = {}
+    for other_dir in other_dirs:
+        other = DeltaTable(other_dir)
+        days = sorted({p["day"] for p in reference.partitions()} | {p["day"] for p in other.partitions()})
+        comparisons[other_dir] = compare(reference, other, days, expected_rows)
+    print(json.dumps({"identical": all(c["identical"] for c in comparisons.values()), "comparisons": comparisons}))
 
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    if command == "generate":
-        generate(json.loads(args[0]))
+    if command == "table":
+        generate_table(json.loads(args[0]))
+    elif command == "batch":
+        generate_batch(json.loads(args[0]))
     elif command == "merge":
         merge(args[0], args[1])
     elif command == "verify":
-        verify(args[0], args[1], int(args[2]))
+        verify(int(args[0]), args[1], args[2:])
     else:
         sys.exit(f"unknown command {command}")
