@@ -58,7 +58,9 @@ def merge_predicate(keys, partition_key):
 
 def op_merge_delta_rs(args):
     """args: {uri, source: IPC path, keys: [col], partition_key?: col}. delta-rs MERGE of the source into
-    the table (see module comment). Returns {version, metrics}."""
+    the table (see module comment). A source that lacks table columns is merged as delta-rs does it: the
+    update sets only the source's columns (matched rows keep the rest), the insert leaves the rest NULL —
+    the reference for the upsert's missingColumns "keep". Returns {version, metrics}."""
     from deltalake import DeltaTable
 
     source = _read_ipc(args["source"])

@@ -5,10 +5,13 @@
  *   `dependencies`, and declares every bare import of its built code;
  * - `publint --strict` and `attw --profile esm-only` (the packages are ESM only, so attw's CommonJS and
  *   node10 resolution checks do not apply) pass on each tarball;
- * - a new npm project in a temp folder outside the workspace installs all the tarballs together, then
- *   type-checks a file that imports `deltalite` and `@deltalite/delta-log` (nodenext, strict, the
- *   workspace's TypeScript), runs an ESM script that writes, upserts and scans a local table, and runs the
- *   `deltalite` bin through npx.
+ * - apache-arrow is a required peer of every package whose built code imports it (one copy per app: the
+ *   app's), with the workspace's newest as a devDependency;
+ * - for the lowest and the highest apache-arrow of that peer range, a new npm project in a temp folder
+ *   outside the workspace installs all the tarballs together with that apache-arrow (npm resolves our peer
+ *   to it: one copy), then type-checks a file that imports `deltalite` and `@deltalite/delta-log`
+ *   (nodenext, strict, the workspace's TypeScript), runs an ESM script that writes, upserts and scans a
+ *   local table built with that app's own `tableFromArrays`, and runs the `deltalite` bin through npx.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -49,6 +52,17 @@ const workspace: Workspace[] = readdirSync(join(repo, "packages"))
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest }));
 const byName = new Map(workspace.map((w) => [w.manifest.name, w]));
 const publishable = workspace.filter((w) => !w.manifest.private);
+
+/** deltalite's apache-arrow peer range (`^19.0.0 || ^20.0.0 || …`), its lowest version and the newest we pin. */
+const ARROW_PEER = byName.get("deltalite")?.manifest.peerDependencies?.["apache-arrow"] ?? "";
+const ARROW_NEWEST = byName.get("deltalite")?.manifest.devDependencies?.["apache-arrow"] ?? "";
+const numeric = (version: string) => version.split(".").map(Number);
+const ARROW_LOWEST =
+  ARROW_PEER.split("||")
+    .map((part) => part.trim().replace(/^\^/, ""))
+    .sort((a, b) => numeric(a).reduce((d, n, i) => d || n - (numeric(b)[i] ?? 0), 0))[0] ?? "";
+/** The apache-arrow versions each consumer project installs: both ends of the peer range. */
+const CONSUMER_ARROWS = [ARROW_LOWEST, ARROW_NEWEST];
 
 interface Run {
   code: number | null;
@@ -119,8 +133,8 @@ describe("publishable packages", () => {
   let work: string;
   let tarballs: Map<string, string>;
   let packedFiles: Map<string, string[]>;
-  /** The consumer project's `npm install`, started as soon as the tarballs exist (it overlaps the linters). */
-  let installing: Promise<Run>;
+  /** The consumer projects' `npm install`s (one per apache-arrow), started as soon as the tarballs exist. */
+  const installing = new Map<string, Promise<Run>>();
 
   beforeAll(async () => {
     for (const { dir, manifest } of publishable) {
@@ -139,8 +153,11 @@ describe("publishable packages", () => {
     const packed = JSON.parse(pack.stdout) as { name: string; filename: string; files: { path: string }[] }[];
     tarballs = new Map(packed.map((p) => [p.name, p.filename]));
     packedFiles = new Map(packed.map((p) => [p.name, p.files.map((f) => f.path)]));
-    installing = installConsumer(join(work, "consumer"), tarballs);
-    installing.catch(() => {}); // awaited (and reported) by the consumer's beforeAll
+    for (const arrow of CONSUMER_ARROWS) {
+      const install = installConsumer(join(work, `consumer-arrow-${arrow}`), tarballs, arrow);
+      install.catch(() => {}); // awaited (and reported) by the consumer's beforeAll
+      installing.set(arrow, install);
+    }
     console.log(
       `pnpm pack: ${packed.length} tarballs in ${(pack.ms / 1000).toFixed(1)} s\n` +
         packed
@@ -256,84 +273,141 @@ describe("publishable packages", () => {
     }
   }, 180_000);
 
-  describe("a new npm project that installs the tarballs", () => {
-    let project: string;
-    let table: string;
-
-    beforeAll(async () => {
-      project = join(work, "consumer");
-      table = join(work, "table");
-      const install = await installing;
-      if (install.code !== 0) throw new Error(`npm install failed\n${show(install)}`);
-      console.log(
-        `npm install (${tarballs.size} tarballs + their dependencies, beside publint and attw): ` +
-          `${(install.ms / 1000).toFixed(1)} s`,
+  it("apache-arrow is a required peer (range of the tested majors) of every package whose code imports it", async () => {
+    expect(ARROW_PEER).toMatch(/^\^19\.0\.0 \|\| \^20\.0\.0 \|\| \^21\.0\.0/);
+    expect(numeric(ARROW_NEWEST)[0], "the newest pinned is of the range's highest major").toBe(
+      Math.max(...ARROW_PEER.split("||").map((p) => numeric(p.trim().replace(/^\^/, ""))[0] ?? 0)),
+    );
+    const peers: string[] = [];
+    for (const { dir, manifest } of publishable) {
+      const files = packedFiles.get(manifest.name) ?? [];
+      const runtime = files.filter(
+        (f) => f.endsWith(".js") && files.includes(f.replace(/^dist\/(.*)\.js$/, "src/$1.ts")),
       );
-      const lock = JSON.parse(await readFile(join(project, "package-lock.json"), "utf8")) as {
-        packages: Record<string, { resolved?: string; version?: string }>;
-      };
-      const ours = Object.entries(lock.packages).filter(([path]) =>
-        /node_modules\/(@deltalite\/|deltalite$)/.test(path),
-      );
-      console.log(ours.map(([path, p]) => `  ${path} ${p.version} ← ${p.resolved}`).join("\n"));
-      // One copy of each, each from its tarball: nothing nested, nothing from the registry.
-      expect(ours.map(([path]) => path).sort()).toEqual(
-        [...tarballs.keys()].map((name) => `node_modules/${name}`).sort(),
-      );
-      for (const [path, p] of ours) expect(p.resolved ?? "", path).toMatch(/^file:/);
-    }, 600_000);
-
-    it("type-checks a nodenext, strict TypeScript file that imports deltalite and @deltalite/delta-log", async () => {
-      const tsc = await run(process.execPath, [TSC, "-p", join(project, "tsconfig.json")], { cwd: project });
-      console.log(
-        `tsc --noEmit (nodenext, strict, skipLibCheck off): exit ${tsc.code} in ${(tsc.ms / 1000).toFixed(1)} s`,
-      );
-      expect(tsc.code, show(tsc)).toBe(0);
-    }, 120_000);
-
-    it("runs an ESM script that writes a table, upserts into it and scans it", async () => {
-      const script = await run(process.execPath, ["main.mjs", table], { cwd: project, env: userEnv() });
-      console.log(`node main.mjs ${table}\n${script.stdout.trim()}`);
-      expect(script.code, show(script)).toBe(0);
-      expect(JSON.parse(script.stdout.trim().split("\n").pop() ?? "")).toEqual({
-        written: { version: 0, rows: 3 },
-        upsert: { version: 1, rowsInserted: 1, rowsUpdated: 1 },
-        scan: { rows: 4, ids: [1, 2, 3, 4], values: ["a", "b", "c2", "d"] },
-        snapshot: { version: 1, files: 1 },
-      });
-    }, 120_000);
-
-    it("runs the bin: npx deltalite info <table> --json", async () => {
-      const info = await run("npx", ["--no-install", "deltalite", "info", table, "--json"], {
-        cwd: project,
-        env: userEnv(),
-      });
-      const json = JSON.parse(info.stdout) as {
-        version: number;
-        numFiles: number;
-        partitionColumns: string[];
-      };
-      console.log(
-        `npx deltalite info ${table} --json → exit ${info.code}: ` +
-          JSON.stringify({
-            version: json.version,
-            numFiles: json.numFiles,
-            partitionColumns: json.partitionColumns,
-          }),
-      );
-      expect(info.code, show(info)).toBe(0);
-      expect(json).toMatchObject({ version: 1, numFiles: 1, partitionColumns: [] });
-    }, 60_000);
+      let importsArrow = false;
+      for (const file of runtime) {
+        if (bareImports(await readFile(join(dir, file), "utf8")).includes("apache-arrow"))
+          importsArrow = true;
+      }
+      const extracted = await run("tar", [
+        "-xOzf",
+        tarballs.get(manifest.name) ?? "",
+        "package/package.json",
+      ]);
+      const packed = JSON.parse(extracted.stdout) as Manifest & { peerDependenciesMeta?: object };
+      if (!importsArrow) {
+        expect(packed.peerDependencies?.["apache-arrow"], manifest.name).toBeUndefined();
+        continue;
+      }
+      peers.push(manifest.name);
+      // Imported at run time (not only by types), so the peer is required: no peerDependenciesMeta.optional.
+      expect(packed.peerDependencies?.["apache-arrow"], manifest.name).toBe(ARROW_PEER);
+      expect(packed.peerDependenciesMeta ?? {}, manifest.name).not.toHaveProperty("apache-arrow");
+      expect(
+        packed.dependencies?.["apache-arrow"],
+        `${manifest.name}: a dependency would nest a copy`,
+      ).toBeUndefined();
+      expect(packed.devDependencies?.["apache-arrow"], manifest.name).toBe(ARROW_NEWEST);
+    }
+    console.log(`apache-arrow peer ${ARROW_PEER} (dev ${ARROW_NEWEST}) of: ${peers.join(", ")}`);
+    expect(peers).toContain("deltalite");
   });
+
+  describe.each(CONSUMER_ARROWS)(
+    "a new npm project with apache-arrow %s that installs the tarballs",
+    (arrow) => {
+      let project: string;
+      let table: string;
+
+      beforeAll(async () => {
+        project = join(work, `consumer-arrow-${arrow}`);
+        table = join(work, `table-arrow-${arrow}`);
+        const install = await installing.get(arrow);
+        if (install?.code !== 0)
+          throw new Error(`npm install failed\n${install ? show(install) : "not started"}`);
+        console.log(
+          `npm install (${tarballs.size} tarballs + their dependencies, beside publint and attw): ` +
+            `${(install.ms / 1000).toFixed(1)} s`,
+        );
+        const lock = JSON.parse(await readFile(join(project, "package-lock.json"), "utf8")) as {
+          packages: Record<string, { resolved?: string; version?: string }>;
+        };
+        const ours = Object.entries(lock.packages).filter(([path]) =>
+          /node_modules\/(@deltalite\/|deltalite$)/.test(path),
+        );
+        console.log(ours.map(([path, p]) => `  ${path} ${p.version} ← ${p.resolved}`).join("\n"));
+        // One copy of each, each from its tarball: nothing nested, nothing from the registry.
+        expect(ours.map(([path]) => path).sort()).toEqual(
+          [...tarballs.keys()].map((name) => `node_modules/${name}`).sort(),
+        );
+        for (const [path, p] of ours) expect(p.resolved ?? "", path).toMatch(/^file:/);
+        // Our peer resolves to the app's apache-arrow: one copy, at the top, of the version the app asked for.
+        const arrows = Object.entries(lock.packages).filter(([path]) =>
+          /(^|\/)node_modules\/apache-arrow$/.test(path),
+        );
+        expect(arrows.map(([path, p]) => `${path}@${p.version}`)).toEqual([
+          `node_modules/apache-arrow@${arrow}`,
+        ]);
+      }, 600_000);
+
+      it("type-checks a nodenext, strict TypeScript file that imports deltalite and @deltalite/delta-log", async () => {
+        const tsc = await run(process.execPath, [TSC, "-p", join(project, "tsconfig.json")], {
+          cwd: project,
+        });
+        console.log(
+          `tsc --noEmit (nodenext, strict, skipLibCheck off): exit ${tsc.code} in ${(tsc.ms / 1000).toFixed(1)} s`,
+        );
+        expect(tsc.code, show(tsc)).toBe(0);
+      }, 120_000);
+
+      it("runs an ESM script that writes a table, upserts into it and scans it", async () => {
+        const script = await run(process.execPath, ["main.mjs", table], { cwd: project, env: userEnv() });
+        console.log(`node main.mjs ${table} (apache-arrow ${arrow})\n${script.stdout.trim()}`);
+        expect(script.code, show(script)).toBe(0);
+        expect(JSON.parse(script.stdout.trim().split("\n").pop() ?? "")).toEqual({
+          arrow,
+          written: { version: 0, rows: 3 },
+          upsert: { version: 1, rowsInserted: 1, rowsUpdated: 1 },
+          scan: { rows: 4, ids: [1, 2, 3, 4], values: ["a", "b", "c2", "d"] },
+          snapshot: { version: 1, files: 1 },
+        });
+      }, 120_000);
+
+      it("runs the bin: npx deltalite info <table> --json", async () => {
+        const info = await run("npx", ["--no-install", "deltalite", "info", table, "--json"], {
+          cwd: project,
+          env: userEnv(),
+        });
+        const json = JSON.parse(info.stdout) as {
+          version: number;
+          numFiles: number;
+          partitionColumns: string[];
+        };
+        console.log(
+          `npx deltalite info ${table} --json → exit ${info.code}: ` +
+            JSON.stringify({
+              version: json.version,
+              numFiles: json.numFiles,
+              partitionColumns: json.partitionColumns,
+            }),
+        );
+        expect(info.code, show(info)).toBe(0);
+        expect(json).toMatchObject({ version: 1, numFiles: 1, partitionColumns: [] });
+      }, 60_000);
+    },
+  );
 });
 
-/** Writes the consumer project (package.json, tsconfig, the .ts file, the script) and installs it with npm. */
-async function installConsumer(project: string, tarballs: Map<string, string>): Promise<Run> {
+/**
+ * Writes the consumer project (package.json, tsconfig, the .ts file, the script) with apache-arrow at
+ * `arrow` (the app's own copy, which our peer dependency resolves to) and installs it with npm.
+ */
+async function installConsumer(project: string, tarballs: Map<string, string>, arrow: string): Promise<Run> {
   await mkdir(project);
   const rootManifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as Manifest;
   const dependencies: Record<string, string> = {
     "@types/node": rootManifest.devDependencies?.["@types/node"] ?? "",
-    "apache-arrow": byName.get("deltalite")?.manifest.dependencies?.["apache-arrow"] ?? "",
+    "apache-arrow": arrow,
   };
   // Every @deltalite/* tarball is a direct dependency, so each tarball's "@deltalite/x": "0.1.0" is
   // satisfied by the tarball installed beside it and npm never asks the registry for our names.
@@ -389,13 +463,15 @@ export async function roundTrip(uri: string): Promise<{ stats: UpsertStats; file
 }
 `;
 
-const CONSUMER_SCRIPT = `import { Snapshot } from "@deltalite/delta-log";
-import { makeVector, Table, Utf8, vectorFromArray } from "apache-arrow";
+const CONSUMER_SCRIPT = `import { readFileSync } from "node:fs";
+import { Snapshot } from "@deltalite/delta-log";
+import { tableFromArrays } from "apache-arrow";
 import { DeltaLiteTable, openStore } from "deltalite";
 
 const uri = process.argv[2];
-const rows = (ids, values) =>
-  new Table({ id: makeVector(BigInt64Array.from(ids)), v: vectorFromArray(values, new Utf8()) });
+const arrow = JSON.parse(readFileSync(new URL("./node_modules/apache-arrow/package.json", import.meta.url), "utf8")).version;
+// The app's own apache-arrow builds the data (strings become dictionary-encoded columns).
+const rows = (ids, values) => tableFromArrays({ id: BigInt64Array.from(ids), v: values });
 
 const { table, result } = await DeltaLiteTable.write(uri, rows([1n, 2n, 3n], ["a", "b", "c"]));
 const written = { version: result.version, rows: result.rowsWritten };
@@ -408,6 +484,7 @@ seen.sort((a, b) => a[0] - b[0]);
 const snapshot = await Snapshot.open(openStore(uri));
 console.log(
   JSON.stringify({
+    arrow,
     written,
     upsert: { version: stats.version, rowsInserted: stats.rowsInserted, rowsUpdated: stats.rowsUpdated },
     scan: { rows: seen.length, ids: seen.map((r) => r[0]), values: seen.map((r) => r[1]) },

@@ -3,7 +3,7 @@
  * string, readVersion, isBlindAppend, operationMetrics, engineInfo, clientVersion, custom metadata flat),
  * naming this library as the engine, plus Spark's per-transaction `txnId`.
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import type { CommitInfoAction } from "./actions.js";
 
 /** The version of @deltalite/delta-log (kept equal to package.json by a test). */
@@ -46,7 +46,7 @@ export interface CommitInfoInput {
   txnId?: string | undefined;
 }
 
-/** Builds the commitInfo action body. Throws `generic` when custom metadata uses a reserved key. */
+/** Builds the commitInfo action body. Throws `invalid_argument` when custom metadata uses a reserved key. */
 export function buildCommitInfo(input: CommitInfoInput): CommitInfoAction {
   const info: CommitInfoAction = {
     timestamp: input.timestamp ?? Date.now(),
@@ -61,9 +61,8 @@ export function buildCommitInfo(input: CommitInfoInput): CommitInfoAction {
   if (input.txnId !== undefined) info.txnId = input.txnId;
   for (const [key, value] of Object.entries(input.commitMetadata ?? {})) {
     if (RESERVED.has(key)) {
-      throw new DeltaLiteError(
-        "generic",
-        `commit metadata key ${JSON.stringify(key)} is reserved for commitInfo`,
+      throw new DeltaLiteInvalidArgumentError(
+        `commit metadata key ${JSON.stringify(key)} is reserved for commitInfo (reserved: ${[...RESERVED].join(", ")})`,
       );
     }
     info[key] = value;

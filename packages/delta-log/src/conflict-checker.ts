@@ -4,7 +4,8 @@
  * retryable); a winner's data-changing add in what this transaction read conflicts (ConcurrentAppend); a
  * winner's data-changing remove of a file this transaction read conflicts (ConcurrentDeleteRead); any
  * winner remove of a file this transaction also removes conflicts (ConcurrentDeleteDelete); a winner txn
- * with one of our appIds conflicts (ConcurrentTransaction).
+ * with one of our appIds conflicts (ConcurrentTransaction, not retryable; checked before the data checks,
+ * so a concurrent commit of the same batch stream is never re-planned).
  *
  * Deliberate difference: a blind append (adds only, read set `none`) reads nothing, so a concurrent
  * delete does not fail it (Spark's WriteSerializable rule); delta-rs treats every append as having read
@@ -129,6 +130,13 @@ export function findConflict(
   for (const a of winner.actions) {
     if ("metaData" in a) return at("MetadataChanged", false, "the winning commit changed the table metadata");
   }
+  // Before the data checks: a batch of one of our appIds committed by someone else is never re-planned
+  // (the re-plan would apply the batch twice), whatever else the winner touched.
+  for (const a of winner.actions) {
+    if ("txn" in a && ours.appIds.has(a.txn.appId)) {
+      return at("ConcurrentTransaction", false, `the winning commit carries a txn for appId ${a.txn.appId}`);
+    }
+  }
   for (const a of winner.actions) {
     if ("add" in a && a.add.dataChange && readsAdd(a.add, ours.read)) {
       return at(
@@ -150,11 +158,6 @@ export function findConflict(
     }
     if (ours.removedFileIds.has(fileId(key, a.remove.deletionVector))) {
       return at("ConcurrentDeleteDelete", true, `the winning commit also removed ${a.remove.path}`);
-    }
-  }
-  for (const a of winner.actions) {
-    if ("txn" in a && ours.appIds.has(a.txn.appId)) {
-      return at("ConcurrentTransaction", false, `the winning commit carries a txn for appId ${a.txn.appId}`);
     }
   }
   return undefined;

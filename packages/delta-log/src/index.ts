@@ -3,6 +3,7 @@
  * cleanup, vacuum — over an ObjectStore, with Parquet through @deltalite/parquet-stream.
  */
 export * from "./actions.js";
+export * from "./app-transaction.js";
 export * from "./checkpoint-read.js";
 export * from "./commit-info.js";
 export * from "./commit-read.js";
@@ -19,5 +20,6 @@ export * from "./schema.js";
 export * from "./snapshot.js";
 export * from "./stats/index.js";
 export * from "./table-paths.js";
+export * from "./table-properties.js";
 export * from "./transaction.js";
 export * from "./value-text.js";

@@ -3,7 +3,7 @@
  * compacted commit, unknown) and the formatters of the keys this library writes. Keys are relative to the
  * table root (`_delta_log/00000000000000000007.json`).
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 
 export const LOG_DIR = "_delta_log";
 export const LOG_PREFIX = `${LOG_DIR}/`;
@@ -97,9 +97,11 @@ export function checkpointKey(version: number): string {
   return `${LOG_PREFIX}${formatVersion(version)}.checkpoint.parquet`;
 }
 
-/** Throws `generic` unless `version` is a non-negative safe integer. */
+/** Throws `invalid_argument` unless `version` is a non-negative safe integer. */
 export function assertVersion(version: number): void {
   if (!Number.isSafeInteger(version) || version < 0) {
-    throw new DeltaLiteError("generic", `invalid table version ${String(version)}`);
+    throw new DeltaLiteInvalidArgumentError(
+      `invalid table version ${String(version)}: a version is a non-negative integer`,
+    );
   }
 }

@@ -15,11 +15,13 @@ import type {
 import { deletionVectorId } from "./actions.js";
 import { decodeLogPath } from "./table-paths.js";
 
-/** A live file: the add action plus its decoded store key. */
+/** A live file: the add action plus its decoded store key and the version that added it. */
 export interface LiveFile {
   /** Store key relative to the table root (add.path decoded once). */
   key: string;
   add: AddAction;
+  /** The commit that added the file, or the checkpoint's version for a file a checkpoint lists. */
+  version: number;
 }
 
 export interface Tombstone {
@@ -58,13 +60,13 @@ export class ReplayState {
     return new ReplayState(this.table, this);
   }
 
-  /** Applies one commit's (or checkpoint's) actions. */
-  apply(actions: readonly ParsedAction[]): void {
+  /** Applies one commit's (or checkpoint's) actions; `version` is that commit's (or checkpoint's). */
+  apply(actions: readonly ParsedAction[], version: number): void {
     for (const action of actions) {
       if ("add" in action) {
         const key = decodeLogPath(action.add.path, this.table);
         const id = fileId(key, action.add.deletionVector);
-        this.files.set(id, { key, add: action.add });
+        this.files.set(id, { key, add: action.add, version });
         this.tombstones.delete(id);
       } else if ("remove" in action) {
         const key = decodeLogPath(action.remove.path, this.table);

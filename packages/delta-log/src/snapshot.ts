@@ -6,7 +6,11 @@
  * tombstones, txn versions; `reload()` reads only the commits after this version; `history()` reads
  * commitInfo newest first. Commit files are read through `readCommit` (commit-read.ts). Opening applies the read gate (`DeltaLiteUnsupportedTableError`).
  */
-import { DeltaLiteError, DeltaLiteTableNotFoundError } from "@deltalite/errors";
+import {
+  DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
+  DeltaLiteTableNotFoundError,
+} from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import type { Schema } from "apache-arrow";
 import type {
@@ -20,6 +24,7 @@ import type {
 } from "./actions.js";
 import { readCheckpoint } from "./checkpoint-read.js";
 import { readCommits } from "./commit-read.js";
+import { assertVersion } from "./log-path.js";
 import {
   buildSegment,
   type CommitFile,
@@ -64,6 +69,8 @@ export interface FileView {
   readonly stats: FileStats | undefined;
   /** The add action as the log holds it. */
   readonly add: AddAction;
+  /** The commit that added the file (the checkpoint's version for a file a checkpoint lists). */
+  readonly version: number;
 }
 
 /** One entry of `history()`: the commit's version and its commitInfo (empty when the commit has none). */
@@ -115,23 +122,27 @@ export class Snapshot {
     let segment: LogSegment;
     if (options.timestamp !== undefined) {
       if (options.version !== undefined) {
-        throw new DeltaLiteError("generic", "open a snapshot at a version or at a timestamp, not both");
+        throw new DeltaLiteInvalidArgumentError("open a snapshot at a version or at a timestamp, not both");
       }
       const files = await listLogFiles(store, undefined, signal);
       segment = buildSegment(files, versionAtTimestamp(files, toMillis(options.timestamp), table), table);
     } else {
+      if (options.version !== undefined) assertVersion(options.version);
       segment = (await findSegment(store, options.version, table, signal)).segment;
     }
     const state = new ReplayState(table);
-    if (segment.checkpoint) state.apply(await readCheckpoint(store, segment.checkpoint, table, signal));
-    for (const actions of await readCommits(store, segment.commits, table, signal)) state.apply(actions);
+    if (segment.checkpoint) {
+      state.apply(await readCheckpoint(store, segment.checkpoint, table, signal), segment.checkpoint.version);
+    }
+    const commits = await readCommits(store, segment.commits, table, signal);
+    for (const [i, actions] of commits.entries()) state.apply(actions, segment.commits[i]!.version);
     return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true);
   }
 
   /** Version 0 built in memory from the actions its creator committed (no I/O: the commit path's view). */
   static fromFirstCommit(store: ObjectStore, actions: readonly ParsedAction[]): Snapshot {
     const state = new ReplayState(store.root);
-    state.apply(actions);
+    state.apply(actions, 0);
     return new Snapshot(store, 0, state, true);
   }
 
@@ -211,7 +222,7 @@ export class Snapshot {
           `${this.table}: commit ${c.version} does not follow ${version}`,
         );
       }
-      state.apply(c.actions);
+      state.apply(c.actions, c.version);
       version = c.version;
     }
     return new Snapshot(this.store, version, state, this.#gate);
@@ -272,6 +283,7 @@ function toFileView(file: LiveFile): FileView {
     modificationTime: add.modificationTime,
     partitionValues: add.partitionValues,
     add,
+    version: file.version,
     get stats(): FileStats | undefined {
       if (parsed === null) parsed = parseStats(add.stats);
       return parsed;
@@ -299,7 +311,11 @@ function toMillis(timestamp: Date | number | string): number {
       : typeof timestamp === "number"
         ? timestamp
         : Date.parse(timestamp);
-  if (!Number.isFinite(ms)) throw new DeltaLiteError("generic", `invalid timestamp ${String(timestamp)}`);
+  if (!Number.isFinite(ms)) {
+    throw new DeltaLiteInvalidArgumentError(
+      `invalid timestamp ${String(timestamp)}: give a Date, epoch milliseconds or an ISO 8601 text`,
+    );
+  }
   return ms;
 }
 

@@ -10,7 +10,13 @@
  * changes data (`dataChange: true`).
  */
 import { randomUUID } from "node:crypto";
-import { DeltaLiteCommitConflictError, DeltaLiteError, hasErrorKind } from "@deltalite/errors";
+import {
+  DeltaLiteCommitConflictError,
+  DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
+  didYouMean,
+  hasErrorKind,
+} from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
   type Action,
@@ -28,6 +34,7 @@ import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } 
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
 import { Snapshot } from "./snapshot.js";
 import { decodeLogPath } from "./table-paths.js";
+import { validateTableProperties } from "./table-properties.js";
 
 /** Default number of retries after losing a race (16 attempts in all, as delta-rs). */
 export const DEFAULT_COMMIT_MAX_RETRIES = 15;
@@ -69,6 +76,10 @@ export interface CommitOptions {
   /** delta-rs operation name: WRITE, MERGE, DELETE, OPTIMIZE, CREATE TABLE, ... */
   operation: string;
   operationParameters?: Record<string, unknown> | undefined;
+  /**
+   * Metrics as given; a `num_retries` key (delta-rs's name) is set to the retries this commit took, so each
+   * attempt carries its own count.
+   */
   operationMetrics?: Record<string, unknown> | undefined;
   /** Caller metadata, flat in commitInfo. */
   commitMetadata?: Record<string, unknown> | undefined;
@@ -156,21 +167,31 @@ export async function commitTransaction(
   const summary = summarizeTransaction(actions, read, table);
   const readFileKeys = readFileKeysOf(snapshot, read);
   const txnId = randomUUID();
-  const commitInfo = buildCommitInfo({
-    txnId,
-    operation: options.operation,
-    operationParameters: options.operationParameters,
-    operationMetrics: options.operationMetrics,
-    commitMetadata: options.commitMetadata,
-    readVersion: snapshot.version,
-    isBlindAppend: blind && read.kind === "none",
-  });
-  const ordered: ParsedAction[] = [{ commitInfo }, ...actions];
-  const bytes = serializeCommit(ordered);
+  const countsRetries = options.operationMetrics !== undefined && "num_retries" in options.operationMetrics;
+  const commitOf = (attempt: number): ParsedAction[] => {
+    const commitInfo = buildCommitInfo({
+      txnId,
+      operation: options.operation,
+      operationParameters: options.operationParameters,
+      operationMetrics: countsRetries
+        ? { ...options.operationMetrics, num_retries: attempt }
+        : options.operationMetrics,
+      commitMetadata: options.commitMetadata,
+      readVersion: snapshot.version,
+      isBlindAppend: blind && read.kind === "none",
+    });
+    return [{ commitInfo }, ...actions];
+  };
+  let ordered = commitOf(0);
+  let bytes = serializeCommit(ordered);
   const maxRetries = options.maxRetries ?? DEFAULT_COMMIT_MAX_RETRIES;
   let current = snapshot;
   const rebasedPast: number[] = [];
   for (let attempt = 0; ; attempt++) {
+    if (countsRetries && attempt > 0) {
+      ordered = commitOf(attempt);
+      bytes = serializeCommit(ordered);
+    }
     const version = current.version + 1;
     const result = await tryCommitVersion(store, version, bytes, txnId, {
       signal: options.signal,
@@ -209,6 +230,7 @@ export interface CreateTableOptions {
   commitMetadata?: Record<string, unknown> | undefined;
   operation?: string | undefined;
   operationParameters?: Record<string, unknown> | undefined;
+  operationMetrics?: Record<string, unknown> | undefined;
   hooks?: PostCommitHooks | undefined;
   outcomeResolution?: OutcomeResolution | undefined;
   signal?: AbortSignal | undefined;
@@ -216,9 +238,10 @@ export interface CreateTableOptions {
 
 /**
  * Creates a table: writes version 0 with the lowest protocol the schema and configuration need, and a new
- * metaData (fresh table id). Throws `already_exists` when the table (any version 0) exists, `schema_mismatch` for
- * partition columns missing from the schema, `DeltaLiteUnsupportedTableError` for configuration we
- * cannot honour.
+ * metaData (fresh table id). Throws `already_exists` when the table (any version 0) exists,
+ * `invalid_argument` for partition columns missing from the schema and unknown `delta.*` table properties
+ * (see `validateTableProperties`), `DeltaLiteUnsupportedTableError` for configuration we cannot honour.
+ * Nothing is written when it throws.
  */
 export async function createTable(store: ObjectStore, options: CreateTableOptions): Promise<CommitResult> {
   const table = store.root;
@@ -228,9 +251,9 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
   for (const column of partitionColumns) {
     const field = schema.fields.find((f) => f.name === column);
     if (!field) {
-      throw new DeltaLiteError(
-        "schema_mismatch",
-        `${table}: partition column ${column} is not in the schema`,
+      const names = schema.fields.map((f) => f.name);
+      throw new DeltaLiteInvalidArgumentError(
+        `${table}: partition column ${JSON.stringify(column)} is not in the schema${didYouMean(column, names)} (columns: ${names.join(", ")})`,
       );
     }
     if (typeof field.type !== "string") {
@@ -241,6 +264,7 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
     }
   }
   const protocol = protocolForNewTable(schema, configuration, table);
+  validateTableProperties(configuration, table);
   const metaData: MetadataAction = {
     id: randomUUID(),
     name: options.name ?? null,
@@ -264,6 +288,7 @@ export async function createTable(store: ObjectStore, options: CreateTableOption
       protocol: protocol,
       metadata: metaData,
     },
+    operationMetrics: options.operationMetrics,
     commitMetadata: options.commitMetadata,
   });
   // Version 0 may have been cleaned up from an existing table: any log file means the table exists. The
@@ -371,8 +396,7 @@ function validateActions(actions: readonly Action[], metadata: MetadataAction, t
   const partitionColumns = [...metadata.partitionColumns].sort();
   for (const a of actions) {
     if ("commitInfo" in a) {
-      throw new DeltaLiteError(
-        "generic",
+      throw new DeltaLiteInvalidArgumentError(
         `${table}: pass commitInfo fields as commit options, not as an action`,
       );
     }

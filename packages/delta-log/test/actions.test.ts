@@ -148,7 +148,7 @@ describe("commitInfo", () => {
     });
     expect(ENGINE_INFO).toBe(`deltalite-ts/${pkg.version}`);
     expect(() => buildCommitInfo({ operation: "WRITE", commitMetadata: { operation: "x" } })).toThrow(
-      expect.objectContaining({ kind: "generic" }),
+      expect.objectContaining({ kind: "invalid_argument" }),
     );
   });
 });

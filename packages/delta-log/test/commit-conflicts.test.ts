@@ -282,7 +282,7 @@ describe("commit validation (nothing is written when it fails)", () => {
       }),
       "invalid_path",
     ],
-    ["a caller-made commitInfo", () => ({ commitInfo: { operation: "WRITE" } }), "generic"],
+    ["a caller-made commitInfo", () => ({ commitInfo: { operation: "WRITE" } }), "invalid_argument"],
   ] as const)("refuses %s", async (_name, action, kind) => {
     const { store, a } = await twoWriters();
     const error = await commitTransaction(a, [action() as Action], { operation: "WRITE" }).catch((e) => e);

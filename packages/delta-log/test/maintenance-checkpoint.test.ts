@@ -37,7 +37,7 @@ const sortFiles = (s: Snapshot) => [...s.files].sort((a, b) => a.path.localeComp
 
 async function replay(store: LocalFileStore, upTo: number): Promise<ReplayState> {
   const state = new ReplayState(store.root);
-  for (let v = 0; v <= upTo; v++) state.apply(parseCommit(await store.get(commitKey(v)), commitKey(v)));
+  for (let v = 0; v <= upTo; v++) state.apply(parseCommit(await store.get(commitKey(v)), commitKey(v)), v);
   return state;
 }
 

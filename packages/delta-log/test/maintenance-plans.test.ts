@@ -140,6 +140,7 @@ describe("planVacuum", () => {
     expect(planVacuum({ ...base, listing, full: false })).toEqual({
       keys: ["a=1/old.parquet", "no-timestamp.parquet"],
       bytes: 60,
+      unsized: [],
     });
   });
 

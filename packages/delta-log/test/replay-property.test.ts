@@ -135,8 +135,8 @@ describe("checkpoint + tail replay equals full replay", () => {
           // Full replay, version by version.
           const full: ReplayState[] = [];
           const state = new ReplayState("t");
-          for (const actions of all) {
-            state.apply(actions);
+          for (const [version, actions] of all.entries()) {
+            state.apply(actions, version);
             full.push(state.clone());
           }
           const latest = all.length - 1;
@@ -196,10 +196,10 @@ describe("reload", () => {
     await store.put(commitKey(0), serializeCommit(create));
     const old = await Snapshot.open(store);
     const state = new ReplayState("t");
-    state.apply(create);
+    state.apply(create, 0);
     for (let v = 1; v <= 4; v++) {
       const actions = toActions([{ op: "add", path: v % PATHS.length, dv: 0, size: v }], v);
-      state.apply(actions);
+      state.apply(actions, v);
       await store.put(commitKey(v), serializeCommit(actions));
     }
     // Checkpoint at 3, commits 0..3 cleaned up: only 4.json follows it.
@@ -213,10 +213,59 @@ describe("reload", () => {
 
     function stateAt(version: number): ReplayState {
       const s = new ReplayState("t");
-      s.apply(create);
+      s.apply(create, 0);
       for (let v = 1; v <= version; v++)
-        s.apply(toActions([{ op: "add", path: v % PATHS.length, dv: 0, size: v }], v));
+        s.apply(toActions([{ op: "add", path: v % PATHS.length, dv: 0, size: v }], v), v);
       return s;
     }
+  });
+});
+
+describe("file versions", () => {
+  it("each live file carries the version that added it; files a checkpoint lists carry its version", async () => {
+    const store = new InMemoryStore();
+    const create: Action[] = [
+      { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+      ...toActions([{ op: "config", value: 0 }], 0),
+    ];
+    await store.put(commitKey(0), serializeCommit(create));
+    const state = new ReplayState("t");
+    state.apply(create, 0);
+    // v1 adds a, v2 adds b, v3 adds p=1/c, v4 re-adds a (a new size) and adds f.
+    const commits: Op[][] = [
+      [{ op: "add", path: 0, dv: 0, size: 1 }],
+      [{ op: "add", path: 1, dv: 0, size: 2 }],
+      [{ op: "add", path: 2, dv: 0, size: 3 }],
+      [
+        { op: "add", path: 0, dv: 0, size: 4 },
+        { op: "add", path: 4, dv: 0, size: 5 },
+      ],
+    ];
+    for (const [i, ops] of commits.entries()) {
+      await store.put(commitKey(i + 1), serializeCommit(toActions(ops, i + 1)));
+    }
+    const versions = (s: Snapshot) => Object.fromEntries(s.files.map((f) => [f.path, f.version]));
+    const full = await Snapshot.open(store);
+    expect(versions(full)).toEqual({ "a.parquet": 4, "b.parquet": 2, "p=1/c.parquet": 3, "f.parquet": 4 });
+    const v2 = await Snapshot.open(store, { version: 2 });
+    expect(versions(v2)).toEqual({ "a.parquet": 1, "b.parquet": 2 });
+    // Commits applied in memory (the commit layer's view) stamp their own version.
+    const advanced = v2.withCommits([{ version: 3, actions: toActions(commits[2]!, 3) }]);
+    expect(versions(advanced)).toEqual({ "a.parquet": 1, "b.parquet": 2, "p=1/c.parquet": 3 });
+
+    // A checkpoint at 3: the files it lists carry version 3, the tail's files their own.
+    for (let v = 1; v <= 3; v++) state.apply(toActions(commits[v - 1]!, v), v);
+    await store.put(
+      `_delta_log/${formatVersion(3)}.checkpoint.${randomUUID()}.json`,
+      serializeCommit(v2Checkpoint(state, 3)),
+    );
+    await store.put(LAST_CHECKPOINT_KEY, JSON.stringify({ version: 3, size: 1 }), { mode: "overwrite" });
+    const fromCheckpoint = await Snapshot.open(store);
+    expect(versions(fromCheckpoint)).toEqual({
+      "a.parquet": 4,
+      "b.parquet": 3,
+      "p=1/c.parquet": 3,
+      "f.parquet": 4,
+    });
   });
 });

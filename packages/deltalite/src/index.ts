@@ -28,7 +28,7 @@ export type {
   VacuumResult,
 } from "@deltalite/delta-log";
 export * from "@deltalite/errors";
-export type { PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
+export type { MissingColumns, PruneStrategy, UpsertOptions, UpsertSource } from "@deltalite/merge-engine";
 export {
   InMemoryStore,
   LocalFileStore,

@@ -27,7 +27,7 @@ import {
   type VacuumResult,
   vacuum as vacuumTable,
 } from "@deltalite/delta-log";
-import { DeltaLiteError, hasErrorKind } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteTableNotFoundError, hasErrorKind } from "@deltalite/errors";
 import {
   type UpsertStats as EngineUpsertStats,
   type UpsertOptions,
@@ -35,7 +35,7 @@ import {
   upsert as upsertInto,
 } from "@deltalite/merge-engine";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
-import { Schema } from "apache-arrow";
+import type { Schema } from "apache-arrow";
 import { withEnvDefaults } from "./env.js";
 import { observeUpsert } from "./metrics.js";
 
@@ -63,9 +63,20 @@ export interface TableWriteOptions extends WriteOptions {
   storageOptions?: StorageOptions | undefined;
 }
 
+/** The hint a missing table's error carries: how tables come to exist. */
+function createHint(uri: string): string {
+  return `a table is created by its first write: DeltaLiteTable.write(uri, data) in code, or \`deltalite write ${uri} --input <file> --mode error\` on the command line`;
+}
+
+/**
+ * Told apart by shape, not `instanceof Schema`: the Delta form is `{ type: "struct", fields }`, an Arrow
+ * Schema (of any apache-arrow copy, the app's own included) has `fields` and no `type`, and is read by
+ * its fields' type ids. Anything else goes to the Delta parser, which says what is wrong with it.
+ */
 function toDeltaSchema(schema: Schema | DeltaSchema | string): DeltaSchema {
-  if (schema instanceof Schema) return arrowSchemaToDelta(schema);
-  return parseSchemaString(typeof schema === "string" ? schema : JSON.stringify(schema));
+  if (typeof schema === "string") return parseSchemaString(schema);
+  const arrowShaped = !("type" in schema) && Array.isArray((schema as { fields?: unknown }).fields);
+  return arrowShaped ? arrowSchemaToDelta(schema as Schema) : parseSchemaString(JSON.stringify(schema));
 }
 
 /** The merge engine's counters and timings, plus the handle's one-time `initialOpenMs`. */
@@ -102,6 +113,8 @@ export class DeltaLiteTable {
       version: options.version,
       timestamp: options.timestamp,
       signal: options.signal,
+    }).catch((error: unknown) => {
+      throw withCreateHint(error, uri, options);
     });
     return new DeltaLiteTable(uri, store, snapshot, performance.now() - started);
   }
@@ -136,14 +149,17 @@ export class DeltaLiteTable {
 
   /**
    * Writes `data` to the table at `uri`, creating it from the data's schema when missing (like delta-rs's
-   * write_deltalake). Returns the open table and what was written.
+   * write_deltalake). When a table exists, `mode` decides: `append` (the default), `overwrite`, `error`
+   * (`already_exists`, nothing written) or `ignore` (nothing written, `result.committed` false). Returns the
+   * open table and what was written.
    */
   static async write(
     uri: string,
     data: BatchSource,
     options: TableWriteOptions = {},
   ): Promise<{ table: DeltaLiteTable; result: WriteResult }> {
-    const store = openStore(uri, { storageOptions: options.storageOptions });
+    const { storageOptions, ...writeOptions } = options;
+    const store = openStore(uri, { storageOptions });
     let snapshot: Snapshot | undefined;
     try {
       snapshot = await Snapshot.open(store, { signal: options.signal });
@@ -152,18 +168,25 @@ export class DeltaLiteTable {
     }
     if (snapshot) {
       const table = new DeltaLiteTable(uri, store, snapshot);
-      return { table, result: await table.write(data, options) };
+      return { table, result: await table.write(data, writeOptions) };
     }
-    const result = await writeNewTable(store, data, options);
-    return { table: new DeltaLiteTable(uri, store, result.commit.snapshot), result };
+    // Every mode creates a missing table (`ignore` leaves one that another writer created first).
+    const result = await writeNewTable(store, data, writeOptions);
+    const created = result.committed
+      ? result.commit.snapshot
+      : await Snapshot.open(store, { signal: options.signal });
+    return { table: new DeltaLiteTable(uri, store, created), result };
   }
 
-  /** Appends or overwrites in one commit (see WriteOptions); the handle moves to the new version. */
+  /**
+   * Appends or overwrites in one commit (see WriteOptions; on this existing table mode `error` fails with
+   * `already_exists` and `ignore` returns `committed: false`); the handle moves to the new version.
+   */
   write(data: BatchSource, options: WriteOptions = {}): Promise<WriteResult> {
     return this.#serial(async () => {
       const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
       const result = await writeExistingTable(latest, data, options);
-      this.#snapshot = result.commit.snapshot;
+      this.#snapshot = result.committed ? result.commit.snapshot : latest;
       return result;
     });
   }
@@ -266,6 +289,14 @@ export class DeltaLiteTable {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** A not_found of the latest version, with the hint how to create a table (time travel's as it is). */
+function withCreateHint(error: unknown, uri: string, options: OpenTableOptions): unknown {
+  if (!hasErrorKind(error, "not_found") || options.version !== undefined || options.timestamp !== undefined) {
+    return error;
+  }
+  return new DeltaLiteTableNotFoundError(`${error.message}; ${createHint(uri)}`, { cause: error });
 }
 
 /**

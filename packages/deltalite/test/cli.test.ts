@@ -95,9 +95,10 @@ describe("deltalite CLI", () => {
       retention_hours: 0,
       dry_run: true,
     });
+    // A retention below the table's is a bad argument (invalid_argument): exit 2, the JSON error document.
     const refused = run(["vacuum", uri, "--retention-hours", "0", "--json"]);
-    expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout).error.kind).toBe("generic");
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout).error.kind).toBe("invalid_argument");
     const dry = json(["vacuum", uri, "--retention-hours", "0", "--no-retention-check", "--dry-run"]);
     expect(dry.dryRun).toBe(true);
     expect([...dry.files].sort()).toEqual([...theirs.deleted].sort());
@@ -134,7 +135,7 @@ describe("deltalite CLI", () => {
     expect(first).toMatchObject({ version: 0, rowsWritten: 3, filesAdded: 2 });
     const ipc = path.join(tmp, "in.arrow");
     await oracle.call("tw_type_matrix", { out: ipc, rows: 5, seed: 1 });
-    const refused = run(["write", uri, "--input", ipc, "--json"]);
+    const refused = run(["write", uri, "--input", ipc, "--mode", "append", "--json"]);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error.kind).toBe("schema_mismatch");
     const empty = spawnSync(
@@ -145,7 +146,9 @@ describe("deltalite CLI", () => {
         encoding: "utf8",
       },
     );
-    expect(empty.status).toBe(1);
+    // Empty stdin is a bad argument (nothing to sniff): exit 2.
+    expect(empty.status).toBe(2);
+    expect(JSON.parse(empty.stdout).error.kind).toBe("invalid_argument");
     const rows = await oracle.call<{ rows: unknown[]; version: number }>("tw_read_table", { uri });
     expect(rows.version).toBe(0);
     expect(rows.rows).toHaveLength(3);
@@ -154,10 +157,14 @@ describe("deltalite CLI", () => {
       day: vectorFromArray(["c", "a"], new Utf8()),
       v: vectorFromArray([null, 0.25], new Float64()),
     });
-    const piped = spawnSync(process.execPath, [cli, "write", uri, "--input", "-", "--json"], {
-      input: Buffer.from(tableToIPC(more, "stream")),
-      encoding: "utf8",
-    });
+    const piped = spawnSync(
+      process.execPath,
+      [cli, "write", uri, "--input", "-", "--mode", "append", "--json"],
+      {
+        input: Buffer.from(tableToIPC(more, "stream")),
+        encoding: "utf8",
+      },
+    );
     expect(piped.status, piped.stderr).toBe(0);
     const after = await oracle.call<{ rows: { id: string; day: string }[]; version: number }>(
       "tw_read_table",

@@ -1,7 +1,9 @@
 // The §7 JSON encoding of Arrow values. Parity: a pyarrow-written type matrix (every primitive, decimals,
 // timestamps at s/ms/us/ns with and without zone, binary, nested struct/list/map) read by our Parquet
 // reader and encoded by batchToJsonRows equals the rows tools/oracle/ops_scan.py encodes from pyarrow's read of
-// the same file, value for value. Then the rules SPEC §7 spells out, one example each.
+// the same file, value for value. Then the rules SPEC §7 spells out, one example each; NDJSON's one int64 rule
+// (always an exact number); exact JSON text (stringifyExact, compactJsonText: property-tested against
+// JSON.stringify); CSV cells (RFC 4180 quoting, null vs empty string, nested values as JSON).
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -10,6 +12,7 @@ import { openParquetReader } from "@deltalite/parquet-stream";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import {
   Binary,
+  Bool,
   DateDay,
   Decimal,
   Field,
@@ -17,6 +20,7 @@ import {
   Float64,
   Int32,
   Int64,
+  List,
   Map_,
   makeData,
   RecordBatch,
@@ -26,8 +30,18 @@ import {
   Utf8,
   vectorFromArray,
 } from "apache-arrow";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { batchToJsonRows, batchToNdjson, type JsonValue } from "../src/json/index.js";
+import {
+  batchToCsv,
+  batchToJsonRows,
+  batchToNdjson,
+  compactJsonText,
+  csvHeader,
+  type JsonValue,
+  RawJson,
+  stringifyExact,
+} from "../src/json/index.js";
 import { fieldsOf, type ScanRows } from "./scan-helpers.js";
 
 let oracle: Oracle;
@@ -185,5 +199,106 @@ describe("the §7 rules, one example each", () => {
       '{"m":{},"n":null}',
       "",
     ]);
+  });
+});
+
+describe("NDJSON: int64 is always an exact JSON number", () => {
+  it("top level and nested, safe or not: digits as they are", () => {
+    const type = new Int64();
+    const data = makeData({ type, data: BigInt64Array.of(9007199254740993n, 1n, -(2n ** 63n)) });
+    const list = vectorFromArray([[9007199254740993n], [], null], new List(new Field("item", new Int64())));
+    const batch = batchOf([new Field("v", type), new Field("l", list.type)], [data, list.data[0]!]);
+    expect(batchToNdjson(batch).split("\n")).toEqual([
+      '{"v":9007199254740993,"l":[9007199254740993]}',
+      '{"v":1,"l":[]}',
+      '{"v":-9223372036854775808,"l":null}',
+      "",
+    ]);
+    // batchToJsonRows (JS values) keeps the §7 split: a string where a number would lose digits.
+    expect(batchToJsonRows(batch)[0]).toEqual({ v: "9007199254740993", l: ["9007199254740993"] });
+  });
+
+  it("equals JSON.stringify of batchToJsonRows when every int64 is safe (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.maxSafeInteger(), fc.option(fc.string(), { nil: null })), { maxLength: 30 }),
+        (rows) => {
+          const batch = batchOf(
+            [new Field("i", new Int64()), new Field("s", new Utf8())],
+            [
+              makeData({ type: new Int64(), data: BigInt64Array.from(rows.map(([i]) => BigInt(i))) }),
+              vectorFromArray(
+                rows.map(([, s]) => s),
+                new Utf8(),
+              ).data[0]!,
+            ],
+          );
+          const expected = batchToJsonRows(batch).map((r) => `${JSON.stringify(r)}\n`);
+          expect(batchToNdjson(batch)).toBe(expected.join(""));
+        },
+      ),
+      { seed: 16, numRuns: 200 },
+    );
+  });
+});
+
+describe("exact JSON text", () => {
+  it("stringifyExact: RawJson verbatim, bigints exact, toJSON, undefined left out — else JSON.stringify", () => {
+    const value = {
+      a: new RawJson('{"n":9007199254740993}'),
+      b: 12345678901234567890n,
+      c: undefined,
+      d: [undefined],
+    };
+    expect(stringifyExact(value)).toBe('{"a":{"n":9007199254740993},"b":12345678901234567890,"d":[null]}');
+    expect(stringifyExact({ when: new Date(0), x: Number.NaN })).toBe(
+      '{"when":"1970-01-01T00:00:00.000Z","x":null}',
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(stringifyExact(v)).toBe(JSON.stringify(v));
+      }),
+      { seed: 16, numRuns: 300 },
+    );
+  });
+
+  it("compactJsonText drops whitespace between tokens only; not JSON → undefined", () => {
+    expect(compactJsonText('{ "a b" : [1, 9007199254740993 ,\n "x  y"] }')).toBe(
+      '{"a b":[1,9007199254740993,"x  y"]}',
+    );
+    expect(compactJsonText('{"q":"\\\\ \\" " }')).toBe('{"q":"\\\\ \\" "}');
+    expect(compactJsonText("{not json")).toBeUndefined();
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(compactJsonText(JSON.stringify(v, null, 2))).toBe(JSON.stringify(v));
+      }),
+      { seed: 16, numRuns: 300 },
+    );
+  });
+});
+
+describe("CSV cells", () => {
+  it("header; RFC 4180 quoting; null empty, empty string quoted; numbers, booleans, nested as JSON", () => {
+    const s = vectorFromArray(['a,b "c"', "", null, "line\nbreak"], new Utf8());
+    const b = vectorFromArray([true, false, null, true], new Bool());
+    const i = makeData({ type: new Int64(), data: BigInt64Array.of(9007199254740993n, 0n, -1n, 2n) });
+    const l = vectorFromArray([[1n, 2n], [], null, [3n]], new List(new Field("item", new Int64())));
+    const fields = [
+      new Field("s", new Utf8()),
+      new Field("b", new Bool()),
+      new Field("i,d", new Int64()),
+      new Field("l", l.type),
+    ];
+    const batch = batchOf(fields, [s.data[0]!, b.data[0]!, i, l.data[0]!]);
+    expect(csvHeader(batch.schema)).toBe('s,b,"i,d",l\r\n');
+    expect(batchToCsv(batch)).toBe(
+      [
+        '"a,b ""c""",true,9007199254740993,"[1,2]"',
+        '"",false,0,[]',
+        ",,-1,",
+        '"line\nbreak",true,2,[3]',
+        "",
+      ].join("\r\n"),
+    );
   });
 });

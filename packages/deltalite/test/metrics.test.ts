@@ -279,7 +279,7 @@ describe("upsert metrics through @opentelemetry/api", () => {
       name: "a key column the table lacks",
       data: () => source([4]),
       options: { primaryKeys: ["missing"], pruneStrategy: "stats" },
-      kind: "schema_mismatch",
+      kind: "invalid_argument",
     },
     {
       name: "a source iterator that throws a plain Error",
@@ -319,13 +319,13 @@ describe("upsert metrics through @opentelemetry/api", () => {
     const reader = installProvider();
     const table = await threeFileTable();
     const options = { primaryKeys: ["id"], pruneStrategy: "bogus" } as unknown as UpsertOptions;
-    await expect(table.upsert(source([1]), options)).rejects.toMatchObject({ kind: "generic" });
+    await expect(table.upsert(source([1]), options)).rejects.toMatchObject({ kind: "invalid_argument" });
     const got = await collect(reader);
     expect(
       got.sum(DELTALITE_METRIC_NAMES.upserts, {
         outcome: "error",
         prune_strategy: "invalid",
-        error_kind: "generic",
+        error_kind: "invalid_argument",
       }),
     ).toBe(1);
   });

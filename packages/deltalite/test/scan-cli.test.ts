@@ -26,7 +26,7 @@ beforeAll(async () => {
   uri = path.join(tmp, "events");
   await oracle.call("scan_make_table", { uri });
   const help = spawnSync(process.execPath, [path.join(dist, "cli.js"), "--help"], { encoding: "utf8" });
-  if (/^\s+scan\s/m.test(help.stderr)) {
+  if (/^\s+scan\s/m.test(help.stdout)) {
     command = [path.join(dist, "cli.js")];
   } else {
     // Until `scanVerb` is listed in src/cli/verbs.ts, run it through the same CLI frame and I/O as the bin.
@@ -87,7 +87,8 @@ describe("deltalite scan", () => {
     expect(r.stderr).toMatch(/scanned \d+ rows/);
   });
 
-  it.each(["parquet", "arrow"])("%s file: pyarrow reads back delta-rs's rows and types", async (format) => {
+  // (`arrow` is the IPC file format since the output conventions; cli-scan.test.ts reads it back. `arrows` is the stream.)
+  it.each(["parquet", "arrows"])("%s file: pyarrow reads back delta-rs's rows and types", async (format) => {
     const output = path.join(tmp, `out.${format}`);
     const r = run(["scan", uri, "--version", "2", "--format", format, "--output", output, "--json"]);
     expect(r.code, r.stderr).toBe(0);
@@ -100,7 +101,10 @@ describe("deltalite scan", () => {
       filesTotal: 9,
       filesRead: 9,
     });
-    const back = await oracle.call<ScanRows>("scan_read_file", { path: output, format });
+    const back = await oracle.call<ScanRows>("scan_read_file", {
+      path: output,
+      format: format === "arrows" ? "arrow" : format,
+    });
     expect(back.fields).toEqual(expected.fields);
     expect(sortedRows(back.rows)).toEqual(sortedRows(expected.rows));
     expect((await fs.readdir(tmp)).filter((f) => f.includes("partial"))).toEqual([]);
@@ -150,9 +154,8 @@ describe("deltalite scan", () => {
   });
 
   it.each([
-    [["--output", "-", "--json"], "--json with --output -"],
-    [["--format", "csv", "--output", "x"], "unknown format"],
-    [[], "missing --output"],
+    [["--format", "xml", "--output", "x"], "unknown format"],
+    [["--format", "parquet", "--output", "x.csv"], "--format contradicting the extension"],
     [["--filter", "{not json", "--output", "-"], "filter that is not JSON"],
     [["--version", "-1", "--output", "-"], "negative version"],
   ])("usage error (exit 2): %j (%s)", (args) => {
@@ -161,13 +164,26 @@ describe("deltalite scan", () => {
     expect(r.stdout).toBe("");
   });
 
+  it.each([[["--output", "-"]], [[]]])(
+    "--json with the rows on stdout %j: exit 2, one JSON error document",
+    (args) => {
+      const r = run(["scan", uri, ...args, "--json"]);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout).error.kind).toBe("invalid_argument");
+    },
+  );
+
+  // An unknown column or a value that does not fit is the library's invalid_argument: exit 2, like a usage error.
   it.each([
-    [["--columns", "nope"], "schema_mismatch"],
-    [["--filter", '[{"column":"id","op":"eq","value":"x"}]'], "generic"],
-  ])("operational error (exit 1): %j → %s", (args, kind) => {
+    [["--columns", "nope"], /does not have \(did you mean "note"\?\)/],
+    [["--filter", '[{"column":"id","op":"eq","value":"x"}]'], /does not fit a column of type long/],
+  ])("invalid_argument from the scan (exit 2): %j", (args, message) => {
     const r = run(["scan", uri, ...args, "--output", path.join(tmp, "err.ndjson"), "--json"]);
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).error.kind).toBe(kind);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      kind: "invalid_argument",
+      message: expect.stringMatching(message),
+    });
     expect(existsSync(path.join(tmp, "err.ndjson"))).toBe(false);
   });
 });

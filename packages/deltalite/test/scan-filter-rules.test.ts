@@ -82,14 +82,14 @@ describe("filter values in every documented form", () => {
     { column: "s", op: "eq", value: 1 },
     { column: "s", op: "in", value: "a" },
     { column: "s", op: "isNull", value: "a" },
-  ] as ScanFilterCondition[])("rejects %j with kind generic", (condition) => {
+  ] as ScanFilterCondition[])("rejects %j with kind invalid_argument", (condition) => {
     let error: unknown;
     try {
       resolve(condition);
     } catch (e) {
       error = e;
     }
-    expect(isDeltaLiteError(error) && error.kind).toBe("generic");
+    expect(isDeltaLiteError(error) && error.kind).toBe("invalid_argument");
   });
 });
 

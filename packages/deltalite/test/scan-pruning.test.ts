@@ -214,13 +214,13 @@ describe("batches", () => {
 
 describe("scan errors", () => {
   it.each([
-    [{ columns: ["nope"] }, "schema_mismatch"],
-    [{ filter: [{ column: "nope", op: "eq", value: 1 }] }, "schema_mismatch"],
-    [{ filter: [{ column: "id", op: "like", value: 1 }] }, "generic"],
-    [{ filter: [{ column: "id", op: "eq", value: "abc" }] }, "generic"],
-    [{ filter: [{ column: "id", op: "eq" }] }, "generic"],
-    [{ filter: [{ column: "day", op: "lt", value: "01/02/2026" }] }, "generic"],
-    [{ columns: ["id", "id"] }, "generic"],
+    [{ columns: ["nope"] }, "invalid_argument"],
+    [{ filter: [{ column: "nope", op: "eq", value: 1 }] }, "invalid_argument"],
+    [{ filter: [{ column: "id", op: "like", value: 1 }] }, "invalid_argument"],
+    [{ filter: [{ column: "id", op: "eq", value: "abc" }] }, "invalid_argument"],
+    [{ filter: [{ column: "id", op: "eq" }] }, "invalid_argument"],
+    [{ filter: [{ column: "day", op: "lt", value: "01/02/2026" }] }, "invalid_argument"],
+    [{ columns: ["id", "id"] }, "invalid_argument"],
   ] as const)("%j → %s", async (options, kind) => {
     const { snapshot } = await open();
     const error = await scanTable(snapshot, options as never)

@@ -4,7 +4,25 @@
  * branch on `kind` (or `isDeltaLiteError`), never on messages or on `instanceof` across package copies.
  */
 
-/** The closed list of error kinds (SPEC §7). */
+/**
+ * The closed list of error kinds; every error deltalite throws carries one as `kind`. What each means:
+ * - `generic`: anything without a more precise kind (also a commit whose outcome is unknown, see
+ *   `DeltaLiteCommitOutcomeUnknownError`);
+ * - `invalid_argument`: a bad option or argument (unknown name, value out of range, contradicting options);
+ * - `schema_mismatch`: the data does not fit the table's schema;
+ * - `not_found`: no table, object, version or bucket at the location;
+ * - `unsupported`: a table feature or store behaviour this library does not handle;
+ * - `conflict`: a concurrent writer won and the change could not be rebased;
+ * - `source_too_large`: an upsert's source is larger than `maxSourceBytes`;
+ * - `already_exists`: an atomic create found the object or table already there;
+ * - `precondition_failed`: a conditional write (`ifMatch`) found another version;
+ * - `permission_denied`: the store refused the credentials;
+ * - `invalid_path`: a location or key that is malformed or leaves the table root;
+ * - `not_implemented`: the store cannot do this operation (e.g. compare-and-swap on local disk);
+ * - `corrupt_log`: the transaction log is missing versions or holds unreadable commits;
+ * - `timeout`: a request, a wait for memory permits or a whole call ran out of time;
+ * - `aborted`: the caller's `AbortSignal` fired.
+ */
 export const ERROR_KINDS = [
   "generic",
   "invalid_argument",
@@ -23,6 +41,7 @@ export const ERROR_KINDS = [
   "aborted",
 ] as const;
 
+/** One of {@link ERROR_KINDS}: what went wrong, for callers to branch on. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 const BRAND: unique symbol = Symbol.for("deltalite.error") as never;
@@ -33,9 +52,14 @@ export interface DeltaLiteErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error deltalite throws. */
+/**
+ * Base class of every error deltalite throws. Branch on `kind` (or use {@link hasErrorKind}); `retryable`
+ * says whether the same call may succeed when tried again. Messages are for people and may change.
+ */
 export class DeltaLiteError extends Error {
+  /** What went wrong, from the closed list {@link ERROR_KINDS}. */
   readonly kind: ErrorKind;
+  /** True when the same call may succeed if tried again (transient store errors, timeouts, conflicts). */
   readonly retryable: boolean;
   readonly [BRAND] = true;
 
@@ -46,7 +70,7 @@ export class DeltaLiteError extends Error {
     this.retryable = options.retryable ?? false;
   }
 
-  /** The stable JSON shape the CLI prints: `{ kind, message }`. */
+  /** The stable JSON shape the CLI prints: `{ kind, message, retryable }`. */
   toJSON(): { kind: ErrorKind; message: string; retryable: boolean } {
     return { kind: this.kind, message: this.message, retryable: this.retryable };
   }
@@ -54,6 +78,7 @@ export class DeltaLiteError extends Error {
 
 /** A commit lost to concurrent writers and could not be rebased; names the winning version. */
 export class DeltaLiteCommitConflictError extends DeltaLiteError {
+  /** The version the other writer committed, when known. */
   readonly winningVersion: number | undefined;
   constructor(message: string, options: DeltaLiteErrorOptions & { winningVersion?: number } = {}) {
     super("conflict", message, options);
@@ -91,6 +116,7 @@ export class DeltaLiteTableNotFoundError extends DeltaLiteError {
 
 /** The table uses a protocol feature this library cannot honour for the requested operation. */
 export class DeltaLiteUnsupportedTableError extends DeltaLiteError {
+  /** The protocol feature refused (e.g. `deletionVectors`), when one is named. */
   readonly feature: string | undefined;
   constructor(message: string, options: DeltaLiteErrorOptions & { feature?: string } = {}) {
     super("unsupported", message, options);
@@ -182,20 +208,28 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
   return hit === undefined ? "" : ` (did you mean ${JSON.stringify(hit)}?)`;
 }
 
-/** Levenshtein distance, giving up (returning `stopAt`) once every cell of a row reaches `stopAt`. */
+/**
+ * Edit distance counting an insertion, deletion, substitution or swap of two neighbouring characters as one
+ * edit (optimal string alignment), giving up (returning `stopAt`) once every cell of a row reaches `stopAt`.
+ */
 function editDistance(a: string, b: string, stopAt: number): number {
   if (Math.abs(a.length - b.length) >= stopAt) return stopAt;
+  let beforePrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, beforePrevious[j - 2]! + 1);
+      }
       current.push(value);
       if (value < rowMin) rowMin = value;
     }
     if (rowMin >= stopAt) return stopAt;
+    beforePrevious = previous;
     previous = current;
   }
   return previous[b.length]!;

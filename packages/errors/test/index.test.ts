@@ -56,6 +56,7 @@ describe("closestName / didYouMean", () => {
     ["Event_Date", "event_date"],
     ["amout", "amount"],
     ["ID", "id"],
+    ["amuont", "amount"],
   ])("suggests the near name for %s", (typo, expected) => {
     expect(closestName(typo, columns)).toBe(expected);
     expect(didYouMean(typo, columns)).toBe(` (did you mean ${JSON.stringify(expected)}?)`);
@@ -64,6 +65,10 @@ describe("closestName / didYouMean", () => {
   it.each([["zzz"], ["price"], ["x"], ["customer_id"]])("suggests nothing for %s", (name) => {
     expect(closestName(name, columns)).toBeUndefined();
     expect(didYouMean(name, columns)).toBe("");
+  });
+
+  it("counts a swap of neighbouring letters as one edit", () => {
+    expect(closestName("nmae", ["name", "id"])).toBe("name");
   });
 
   it("an invalid-argument error is never retryable, whatever it is given", () => {

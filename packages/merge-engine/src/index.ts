@@ -2,7 +2,8 @@
  * @deltalite/merge-engine: the upsert's machinery — primary-key encoding and hashing (keys/), the
  * per-partition source key set and `keyBuckets`, and the upsert pipeline (upsert/: validate, relax,
  * per-partition stats prune and exact key probe (consulting the probe cache), streaming rewrite, one MERGE
- * commit), run under the budgets @deltalite/data-files holds for every engine of the process.
+ * commit), run under the budgets @deltalite/data-files holds for every engine of the process. Test hooks
+ * are in `@deltalite/merge-engine/internal` (internal.ts).
  */
 
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
@@ -14,6 +15,7 @@ export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
 export {
   fileHoldsSourceKey,
+  type MissingColumns,
   type PruneStrategy,
   planSource,
   type RewriteInput,

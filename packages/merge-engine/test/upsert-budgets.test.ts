@@ -14,7 +14,8 @@ import { LocalFileStore } from "@deltalite/object-store";
 import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type UpsertOptions, upsert } from "../src/index.js";
+import type { UpsertOptions } from "../src/index.js";
+import { upsertWithHooks } from "../src/internal.js";
 import {
   type BudgetTable,
   createTables,
@@ -66,13 +67,12 @@ describe("the upsert's budgets", () => {
 
   async function run(name: string, meter: LiveBytes, options: Partial<UpsertOptions>) {
     const store = new MeteredStore(new LocalFileStore(uri(name)), meter);
-    return upsert(await Snapshot.open(store), sourceBatch(table, STRIDE, 50), {
-      primaryKeys: ["id"],
-      partitionKey: "day",
-      budgetObserver: meter,
-      probeCache: new ProbeCache(0),
-      ...options,
-    });
+    return upsertWithHooks(
+      await Snapshot.open(store),
+      sourceBatch(table, STRIDE, 50),
+      { primaryKeys: ["id"], partitionKey: "day", probeCache: new ProbeCache(0), ...options },
+      { budgetObserver: meter },
+    );
   }
 
   const read = async (name: string) =>

@@ -15,6 +15,7 @@ import { ProbeCache } from "@deltalite/probe-cache";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultKeyHasher, type UpsertOptions, upsert } from "../src/index.js";
+import { upsertWithHooks } from "../src/internal.js";
 import { type BudgetTable, createTables, rowsTable } from "./budget-tables.js";
 import { truncated, zeroHasher } from "./colliding-hashers.js";
 
@@ -103,14 +104,15 @@ describe("the probe cache in the upsert", () => {
         [tableName, cache, hasher],
       ] as const) {
         // Fill the cache (no hits: inserts), then update known keys from the cache alone.
-        await upsert(await open(t), inserts(10_000), { ...base, probeCache: c, keyHasher: h });
+        await upsertWithHooks(await open(t), inserts(10_000), { ...base, probeCache: c }, { keyHasher: h });
       }
       const exact = await upsert(await open("exact"), updates, { ...base, probeCache: exactCache });
-      const colliding = await upsert(await open(tableName), updates, {
-        ...base,
-        probeCache: cache,
-        keyHasher: hasher,
-      });
+      const colliding = await upsertWithHooks(
+        await open(tableName),
+        updates,
+        { ...base, probeCache: cache },
+        { keyHasher: hasher },
+      );
       expect(colliding.filesProbed).toBe(0);
       expect(colliding.rowsUpdated).toBe(3);
       expect(colliding.filesRemoved).toBeGreaterThanOrEqual(exact.filesRemoved);

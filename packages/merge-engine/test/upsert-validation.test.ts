@@ -1,9 +1,9 @@
 /**
  * Upsert validation runs before anything is written: a source that lacks a primary-key column (the
  * partition column counts only when primaryKeys lists it) is `schema_mismatch` naming the table and the
- * missing columns; every invalid numeric knob, codec and prune strategy — and an invalid
- * DELTALITE_PROBE_CACHE_BYTES when the process-wide cache is first sized — is kind `generic` naming the option
- * and the value. Each failure is checked on a source that would need the nullability-relax commit (a NULL in a
+ * missing columns; every invalid numeric knob, codec, prune strategy and missingColumns mode is kind
+ * `invalid_argument` naming the option and the value (an invalid DELTALITE_PROBE_CACHE_BYTES, found when the
+ * process-wide cache is first sized, stays `generic`: probe-cache owns it). Each failure is checked on a source that would need the nullability-relax commit (a NULL in a
  * NOT NULL column): the log's version, live files, schema and the data files on disk stay as they were. Valid
  * non-default knobs, and the edge values today's consumers accept, still upsert.
  */
@@ -224,15 +224,21 @@ describe("upsert validation before any write", () => {
       ["readBatchSize", "8192"],
       ["codec", "lz4"],
       ["pruneStrategy", "fast"],
-    ])("%s = %s → kind generic naming the option and the value, table unchanged", async (option, value) => {
-      const { before, unchanged } = await freshTable();
-      const options = { primaryKeys: ["id"], partitionKey: "part", [option]: value } as UpsertOptions;
-      const error = await failure(upsert(before, source(RELAXING_IDS), options));
-      expect(error.kind).toBe("generic");
-      expect(error.message).toMatch(new RegExp(`\\b${option}\\b`));
-      expect(error.message).toContain(`(got ${typeof value === "string" ? JSON.stringify(value) : value})`);
-      await unchanged();
-    });
+      ["missingColumns", "drop"],
+      ["partitionKey", ""],
+    ])(
+      "%s = %s → kind invalid_argument naming the option and the value, table unchanged",
+      async (option, value) => {
+        const { before, unchanged } = await freshTable();
+        const options = { primaryKeys: ["id"], partitionKey: "part", [option]: value } as UpsertOptions;
+        const error = await failure(upsert(before, source(RELAXING_IDS), options));
+        expect(error.kind).toBe("invalid_argument");
+        expect(error.name).toBe("DeltaLiteInvalidArgumentError");
+        expect(error.message).toMatch(new RegExp(`\\b${option}\\b`));
+        expect(error.message).toContain(`(got ${typeof value === "string" ? JSON.stringify(value) : value})`);
+        await unchanged();
+      },
+    );
 
     it("names the rule, e.g. `upsert option readBatchSize must be an integer ≥ 1 (got 0)`", async () => {
       const { before } = await freshTable();

@@ -4,14 +4,28 @@
  * CompleteMultipartUpload; before the first `create` against a custom endpoint a one-time probe checks
  * that the endpoint really refuses a second conditional put, because a server that ignores the header would
  * let two writers both win a commit. Given a `requestTimeout` policy, every call has a request deadline (the
- * rules of `TimeoutStore`, applied inside the store so it stays an `S3Store`). Error messages name bucket and
- * key, never credentials.
+ * rules of `TimeoutStore`, applied inside the store so it stays an `S3Store`). Failures are told in our words
+ * — a missing bucket (`not_found`), missing or refused credentials (`permission_denied`, naming what to set),
+ * an unreachable endpoint (naming it) — with the SDK error kept as `cause`; messages name bucket, key and
+ * endpoint, never credentials.
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError, isDeltaLiteError } from "@deltalite/errors";
 import { asAsync } from "./collect.js";
-import { alreadyExists, joinDisplay, notFound, preconditionFailed, throwIfAborted } from "./errors.js";
+import {
+  alreadyExists,
+  bucketNotFound,
+  credentialError,
+  displayEndpoint,
+  endpointUnreachable,
+  joinDisplay,
+  networkCode,
+  notFound,
+  preconditionFailed,
+  serverWords,
+  throwIfAborted,
+} from "./errors.js";
 import { clampRange, validateKey, validatePrefix } from "./keys.js";
 import { type RequestTimeoutPolicy, TimeoutStore } from "./request-timeout.js";
 import type {
@@ -58,6 +72,8 @@ export class S3Store implements ObjectStore {
   readonly requestTimeout: Readonly<RequestTimeoutPolicy> | undefined;
   readonly #config: S3StoreConfig;
   #sdk: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  /** Set once HeadBucket found the bucket (see `#bucketExists`). */
+  #bucketSeen = false;
 
   constructor(config: S3StoreConfig) {
     this.#config = config;
@@ -85,13 +101,33 @@ export class S3Store implements ObjectStore {
       },
       policy,
     );
-    this.get = (key, options) => timed.get(key, options);
-    this.head = (key, options) => timed.head(key, options);
-    this.put = (key, data, options) => timed.put(key, data, options);
-    this.putMultipart = (key, chunks, options) => timed.putMultipart(key, chunks, options);
-    this.list = (prefix, options) => timed.list(prefix, options);
-    this.delete = (key, options) => timed.delete(key, options);
+    const named = <T>(call: Promise<T>) =>
+      call.catch((error: unknown) => Promise.reject(this.#namingEndpoint(error)));
+    this.get = (key, options) => named(timed.get(key, options));
+    this.head = (key, options) => named(timed.head(key, options));
+    this.put = (key, data, options) => named(timed.put(key, data, options));
+    this.putMultipart = (key, chunks, options) => named(timed.putMultipart(key, chunks, options));
+    const namingEndpoint = (error: unknown) => this.#namingEndpoint(error);
+    this.list = (prefix, options) =>
+      (async function* () {
+        try {
+          yield* timed.list(prefix, options);
+        } catch (error) {
+          throw namingEndpoint(error);
+        }
+      })();
+    this.delete = (key, options) => named(timed.delete(key, options));
     return timed;
+  }
+
+  /** A request-deadline error with the endpoint added (the deadline wrapper knows only the table root). */
+  #namingEndpoint(error: unknown): unknown {
+    if (!isDeltaLiteError(error) || error.kind !== "timeout" || error.message.includes(this.#endpoint))
+      return error;
+    return new DeltaLiteError("timeout", `${error.message} from the S3 endpoint ${this.#endpoint}`, {
+      cause: error,
+      retryable: error.retryable,
+    });
   }
 
   #fullKey(key: string): string {
@@ -175,6 +211,9 @@ export class S3Store implements ObjectStore {
         lastModified: out.LastModified ? out.LastModified.getTime() : 0,
       };
     } catch (error) {
+      if (statusOf(error) === 404 && !(await this.#bucketExists(options.signal))) {
+        throw bucketNotFound(this.#config.bucket, this.#endpoint, error);
+      }
       throw this.#mapError(error, key, "HEAD");
     }
   }
@@ -217,7 +256,7 @@ export class S3Store implements ObjectStore {
     const mode: PutMode = options.mode ?? "overwrite";
     const partSize = options.partSizeBytes ?? DEFAULT_PART_SIZE;
     if (partSize < MIN_PART_SIZE) {
-      throw new DeltaLiteError("generic", `multipart part size must be at least 5 MiB (got ${partSize})`);
+      throw new DeltaLiteInvalidArgumentError(`multipart part size must be at least 5 MiB (got ${partSize})`);
     }
     if (mode === "create") await this.#ensureConditionalPut(options.signal);
     const { client } = await this.#client();
@@ -296,7 +335,7 @@ export class S3Store implements ObjectStore {
         sig(options.signal),
       );
     } catch (error) {
-      if (statusOf(error) === 404) return;
+      if (statusOf(error) === 404 && codeOf(error) !== "NoSuchBucket") return;
       throw this.#mapError(error, key, "DELETE");
     }
   }
@@ -351,38 +390,59 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  /** The endpoint as messages show it (never with user info). */
+  get #endpoint(): string {
+    return displayEndpoint(this.#config.endpoint, this.#config.region);
+  }
+
+  /**
+   * True unless the bucket is proven missing: a HEAD that finds nothing says only "404" (no body, so no
+   * NoSuchBucket code), so the first such answer asks HeadBucket once; a bucket seen once is not asked again.
+   */
+  async #bucketExists(signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.#bucketSeen) return true;
+    const { sdk, client } = await this.#client();
+    try {
+      await client.send(new sdk.HeadBucketCommand({ Bucket: this.#config.bucket }), sig(signal));
+    } catch (error) {
+      if (statusOf(error) === 404 || codeOf(error) === "NoSuchBucket") return false;
+      return true; // no permission to ask, or the endpoint failed: not proof of a missing bucket
+    }
+    this.#bucketSeen = true;
+    return true;
+  }
+
+  /** Our error for an SDK failure of `op` on `key`: the problem in our words, the SDK error as `cause`. */
   #mapError(error: unknown, key: string, op: string, mode?: PutMode): DeltaLiteError {
     if (isDeltaLiteError(error)) return error;
     const status = statusOf(error);
     const code = codeOf(error);
     const where = joinDisplay(this.root, key);
-    const detail = `S3 ${op} ${where} failed: ${code}${status ? ` (HTTP ${status})` : ""}`;
-    // Keep only non-sensitive facts as the cause: the SDK error object can carry request details.
-    const cause = { name: code, httpStatusCode: status };
+    const what = `S3 ${op} ${where}`;
     if (code === "AbortError" || (error as Error)?.name === "AbortError") {
-      return new DeltaLiteError("aborted", `S3 ${op} ${where} aborted`, { cause });
+      return new DeltaLiteError("aborted", `${what} aborted`, { cause: error });
     }
-    if (status === 404 || code === "NoSuchKey" || code === "NotFound") return notFound(this.root, key, cause);
+    if (code === "NoSuchBucket") return bucketNotFound(this.#config.bucket, this.#endpoint, error);
+    if (status === 404 || code === "NoSuchKey" || code === "NotFound") return notFound(this.root, key, error);
     if (status === 412 || code === "PreconditionFailed") {
       return mode === "create" ? alreadyExists(this.root, key) : preconditionFailed(this.root, key);
     }
     if (status === 409 && code === "ConditionalRequestConflict") {
-      return new DeltaLiteError("precondition_failed", `${detail}: concurrent conditional write`, {
-        cause,
+      return new DeltaLiteError("precondition_failed", `${what}: another conditional write is in flight`, {
+        cause: error,
         retryable: true,
       });
     }
-    if (
-      status === 403 ||
-      code === "AccessDenied" ||
-      code === "InvalidAccessKeyId" ||
-      code === "SignatureDoesNotMatch"
-    ) {
-      return new DeltaLiteError("permission_denied", detail, { cause });
-    }
-    const transient =
-      status === undefined || status === 408 || status === 429 || status >= 500 || code === "TimeoutError";
-    return new DeltaLiteError("generic", detail, { cause, retryable: transient });
+    const credentials = credentialError(code, status, what, this.root, error);
+    if (credentials) return credentials;
+    const unreachable = endpointUnreachable(networkCode(error) ?? code, what, this.#endpoint, error);
+    if (unreachable) return unreachable;
+    const transient = status === undefined || status === 408 || status === 429 || status >= 500;
+    const answer = status === undefined ? "failed" : `got HTTP ${status} from ${this.#endpoint}`;
+    return new DeltaLiteError("generic", `${what} ${answer}: ${serverWords(error, code)}`, {
+      cause: error,
+      retryable: transient,
+    });
   }
 }
 

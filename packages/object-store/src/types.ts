@@ -10,9 +10,11 @@ export interface ByteRange {
   end: number;
 }
 
+/** What a store knows about one object (from `head`, `list`). */
 export interface ObjectMeta {
   /** Key relative to the store root. */
   key: string;
+  /** Size in bytes. */
   size: number;
   /** Opaque version tag; pass it back as `{ ifMatch }`. Undefined only where a backend has none. */
   etag: string | undefined;
@@ -26,22 +28,31 @@ export interface ObjectMeta {
  */
 export type PutMode = "create" | "overwrite" | { ifMatch: string };
 
+/** Options of every call: a signal that cancels it (the call then fails with kind `aborted`). */
 export interface SignalOptions {
+  /** Cancels the call; the request in flight is aborted. */
   signal?: AbortSignal | undefined;
 }
 
+/** Options of `ObjectStore.removeStaleTempFiles`. */
 export interface TempSweepOptions extends SignalOptions {
+  /** Only list what would be deleted. */
   dryRun?: boolean | undefined;
 }
 
+/** Options of `ObjectStore.get`. */
 export interface GetOptions extends SignalOptions {
+  /** Read only these bytes (one ranged request) instead of the whole object. */
   range?: ByteRange | undefined;
 }
 
+/** Options of `ObjectStore.put`. */
 export interface PutOptions extends SignalOptions {
+  /** How to treat an existing object (see {@link PutMode}); default `overwrite`. */
   mode?: PutMode | undefined;
 }
 
+/** Options of `ObjectStore.putMultipart`. */
 export interface MultipartPutOptions extends PutOptions {
   /** Size of each uploaded part (S3 needs ≥ 5 MiB). Default 16 MiB. */
   partSizeBytes?: number | undefined;
@@ -49,12 +60,15 @@ export interface MultipartPutOptions extends PutOptions {
   concurrency?: number | undefined;
 }
 
+/** Options of `ObjectStore.list`. */
 export interface ListOptions extends SignalOptions {
   /** Only keys strictly greater than this one (UTF-8 byte order). */
   startAfter?: string | undefined;
 }
 
+/** What a successful put stored. */
 export interface PutResult {
+  /** The new object's version tag, where the backend has one (pass it back as `{ ifMatch }`). */
   etag: string | undefined;
 }
 
@@ -64,15 +78,25 @@ export interface StoreCapabilities {
   ifMatch: boolean;
 }
 
+/** The names of the `ObjectStore` methods that make requests (for counting and fault injection). */
 export type StoreMethod = "get" | "head" | "put" | "putMultipart" | "list" | "delete";
 
+/**
+ * The storage contract: the only way deltalite touches storage. Keys are `/`-separated and relative to
+ * `root`; `list` is sorted in UTF-8 byte order; `put` with mode `create` is atomic (one of several racing
+ * creators wins, the others fail with `already_exists`). Errors are `DeltaLiteError`s (`not_found`,
+ * `already_exists`, `precondition_failed`, `permission_denied`, `invalid_path`, `timeout`, `aborted`, …).
+ */
 export interface ObjectStore {
   /** Display URL of the root (never contains credentials). */
   readonly root: string;
+  /** What this store can do beyond the core contract. */
   readonly capabilities: StoreCapabilities;
   /** Whole object, or a byte range of it. `not_found` when missing. */
   get(key: string, options?: GetOptions): Promise<Uint8Array>;
+  /** The object's size, etag and modification time; `not_found` when missing. */
   head(key: string, options?: SignalOptions): Promise<ObjectMeta>;
+  /** Stores `data` at `key` as `options.mode` says (default `overwrite`). */
   put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult>;
   /**
    * Streams chunks into one object without holding it whole in memory. Honours `mode` like `put`; the

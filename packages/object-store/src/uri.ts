@@ -22,7 +22,89 @@ import {
 import { S3Store, type S3StoreConfig } from "./s3.js";
 import type { ObjectStore } from "./types.js";
 
-export type StorageOptions = Readonly<Record<string, string>>;
+/**
+ * Storage options for `openStore` and the table functions (`DeltaLiteTable.open`, `create`, `write`). Every
+ * value is a string, as in delta-rs, so a `Record<string, string>` from a config file or a command line can
+ * be passed as it is. Names are matched case-insensitively (`aws_region` means `AWS_REGION`; the upper-case
+ * names and delta-rs's lower-case spellings are typed here) and each option's aliases, listed on it, are
+ * accepted too. An option given here wins over the environment variable of the same name. Booleans are
+ * written `true` / `false` (also `1` / `0`, `yes` / `no`).
+ *
+ * Keys are checked when a store is opened: a key that is neither a known option nor one of its aliases
+ * fails with kind `generic` naming the key (never its value), instead of being silently ignored.
+ *
+ * @example
+ * ```ts
+ * const options: StorageOptions = { AWS_REGION: "eu-west-1", aws_endpoint_url: "http://127.0.0.1:9000" };
+ * ```
+ */
+export interface StorageOptions {
+  /**
+   * The bucket's region, e.g. `eu-west-1`. Aliases: `AWS_DEFAULT_REGION`, `REGION`. Unset: the
+   * environment's `AWS_REGION` or `AWS_DEFAULT_REGION`, then `us-east-1` when `AWS_ENDPOINT_URL` is set,
+   * else the AWS SDK's own lookup (e.g. the shared config profile).
+   */
+  readonly AWS_REGION?: string;
+  /**
+   * Access key id of static credentials; give it together with `AWS_SECRET_ACCESS_KEY` (one without the
+   * other is refused). Alias: `ACCESS_KEY_ID`. Unset: credentials come from the AWS SDK's default provider
+   * chain (environment variables, shared profile, SSO, web identity, container or instance metadata).
+   */
+  readonly AWS_ACCESS_KEY_ID?: string;
+  /** Secret access key of static credentials, given with `AWS_ACCESS_KEY_ID`. Alias: `SECRET_ACCESS_KEY`. */
+  readonly AWS_SECRET_ACCESS_KEY?: string;
+  /**
+   * Session token of temporary static credentials, used with `AWS_ACCESS_KEY_ID` and
+   * `AWS_SECRET_ACCESS_KEY`. Aliases: `AWS_TOKEN`, `SESSION_TOKEN`, `TOKEN`.
+   */
+  readonly AWS_SESSION_TOKEN?: string;
+  /**
+   * Endpoint of an S3-compatible server (MinIO, moto, Ceph, R2, …), e.g. `http://127.0.0.1:9000`.
+   * Aliases: `AWS_ENDPOINT`, `ENDPOINT`, `ENDPOINT_URL`. Unset: the environment's `AWS_ENDPOINT_URL` or
+   * `AWS_ENDPOINT_URL_S3`, else AWS S3 itself. Must be a valid URL; an `http://` endpoint also needs
+   * `AWS_ALLOW_HTTP=true`. With a custom endpoint, path-style addressing is on by default, and before the
+   * first atomic create a one-time probe checks that the endpoint refuses a second conditional put (an
+   * endpoint that ignores `If-None-Match` is refused with kind `unsupported`).
+   */
+  readonly AWS_ENDPOINT_URL?: string;
+  /** Allow a plain `http://` endpoint (boolean, default `false`). Alias: `ALLOW_HTTP`. */
+  readonly AWS_ALLOW_HTTP?: string;
+  /**
+   * Address buckets as `endpoint/bucket` instead of `bucket.endpoint` (boolean). Default: `true` when
+   * `AWS_ENDPOINT_URL` is set, else `false`.
+   */
+  readonly AWS_S3_FORCE_PATH_STYLE?: string;
+  /**
+   * Skip the one-time conditional-put probe of a custom endpoint (boolean, default `false`). Only for an
+   * endpoint known to honour `If-None-Match`: on one that ignores it, two concurrent writers can both
+   * believe they committed the same version.
+   */
+  readonly DELTALITE_SKIP_CONDITIONAL_PUT_PROBE?: string;
+  /**
+   * The base of each request's deadline, written as delta-rs writes its client `timeout`: whole numbers
+   * with a unit, parts summed (`30s`, `500ms`, `2m 30s`; units ns, us, ms, s, m, h, d, w and their long
+   * names). Wins over the `DELTALITE_REQUEST_TIMEOUT_MS` environment variable; default 30 s.
+   */
+  readonly TIMEOUT?: string;
+  /** {@link StorageOptions.AWS_REGION} in delta-rs's lower-case spelling. */
+  readonly aws_region?: string;
+  /** {@link StorageOptions.AWS_ACCESS_KEY_ID} in delta-rs's lower-case spelling. */
+  readonly aws_access_key_id?: string;
+  /** {@link StorageOptions.AWS_SECRET_ACCESS_KEY} in delta-rs's lower-case spelling. */
+  readonly aws_secret_access_key?: string;
+  /** {@link StorageOptions.AWS_SESSION_TOKEN} in delta-rs's lower-case spelling. */
+  readonly aws_session_token?: string;
+  /** {@link StorageOptions.AWS_ENDPOINT_URL} in delta-rs's lower-case spelling. */
+  readonly aws_endpoint_url?: string;
+  /** {@link StorageOptions.AWS_ALLOW_HTTP} in delta-rs's lower-case spelling. */
+  readonly aws_allow_http?: string;
+  /** {@link StorageOptions.AWS_S3_FORCE_PATH_STYLE} in lower case. */
+  readonly aws_s3_force_path_style?: string;
+  /** {@link StorageOptions.TIMEOUT} in delta-rs's lower-case spelling. */
+  readonly timeout?: string;
+  /** Any other key (an alias, another spelling): accepted by the type, checked when the store opens. */
+  readonly [key: string]: string | undefined;
+}
 
 export type Location =
   | { scheme: "file"; path: string }

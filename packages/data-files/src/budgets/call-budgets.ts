@@ -6,7 +6,7 @@
  * bounded by the permit-wait timeout and the call's signal; a failed wait gives back what it took.
  * `readAdmission()` turns the fetch and buffer levels into parquet-stream's ReadAdmission hook.
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import type { ReadAdmission, Release } from "@deltalite/parquet-stream";
 import { Budget, type Permit } from "./budget.js";
 import { globalBudgets, type ProcessBudgets } from "./process-budgets.js";
@@ -58,7 +58,7 @@ export interface CallBudgetOptions {
 function limit(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new DeltaLiteError("generic", `${name} must be a positive integer (got ${value})`);
+    throw new DeltaLiteInvalidArgumentError(`${name} must be a positive integer (got ${value})`);
   }
   return value;
 }

@@ -4,7 +4,7 @@
  * `limitsSnapshot()` in the seed's units. Callers acquire in one fixed order — partitions, files, buffer,
  * fetch — so two calls can never hold each other's next budget.
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import { Budget, type BudgetSnapshot } from "./budget.js";
 
 const MIB = 1024 * 1024;
@@ -25,8 +25,7 @@ function fromEnv(
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new DeltaLiteError(
-      "generic",
+    throw new DeltaLiteInvalidArgumentError(
       `${variable} must be a positive integer (got ${JSON.stringify(raw)})`,
     );
   }

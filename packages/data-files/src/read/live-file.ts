@@ -5,10 +5,11 @@
  * (or `batchRows` rows) at a time with the wanted fields in order: partition columns re-attached from the
  * file's partition values, columns the file lacks null-filled, decoded types converted to the table's
  * (timestamp units, widening, decimal rescale; an impossible conversion is `unsupported`). A file from which
- * no wanted column is stored is not read at all: its row counts come from the footer.
+ * no wanted column is stored is not read at all: its row counts come from the footer. A file the log names
+ * but storage lacks (vacuumed away) is `not_found` saying so.
  */
 import type { FileView } from "@deltalite/delta-log";
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError, hasErrorKind } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
   conformData,
@@ -37,6 +38,8 @@ export interface LiveFileReadContext {
   admission?: ReadAdmission | undefined;
   /** Told the Arrow bytes of every batch while the caller holds it (live decoded bytes, for tests). */
   observer?: BudgetObserver | undefined;
+  /** The table version being read, named when a file turns out to be missing. */
+  version?: number | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -64,7 +67,28 @@ export function openLiveFile(
     rangeGetConcurrency: context.knobs.rangeGetConcurrency,
     admission: context.admission,
     signal: context.signal,
-  });
+  }).catch((error: unknown) => Promise.reject(missingFileError(error, store.root, file, context)));
+}
+
+/**
+ * A store's `not_found` for a file the log names, in words that say what happened (vacuum) and what time
+ * travel needs; any other error as it is.
+ */
+export function missingFileError(
+  error: unknown,
+  table: string,
+  file: FileView,
+  context: Pick<LiveFileReadContext, "version">,
+): unknown {
+  if (!hasErrorKind(error, "not_found") || error.message.includes("likely removed by VACUUM")) return error;
+  const at = context.version === undefined ? "" : ` at version ${context.version}`;
+  return new DeltaLiteError(
+    "not_found",
+    `data file ${file.path} of ${table}${at} is named by the log but missing from storage: it was likely ` +
+      "removed by VACUUM. Reading an older version (time travel) needs the files vacuum kept: only files " +
+      "removed within the retention (delta.deletedFileRetentionDuration, default 7 days) survive a vacuum",
+    { cause: error },
+  );
 }
 
 /**
@@ -101,16 +125,26 @@ export async function* readLiveFile(
     return batchOf(fields, numRows, children);
   };
   const observer = context.observer;
-  for await (const { rows, decoded } of decodedGroups(reader, fromFile, context)) {
-    const batch = assemble(rows, decoded);
-    const bytes = observer ? recordBatchBytes(batch) : 0;
-    observer?.batchHeld?.(bytes);
-    try {
-      yield batch;
-    } finally {
-      observer?.batchDropped?.(bytes);
+  try {
+    for await (const { rows, decoded } of decodedGroups(reader, fromFile, context)) {
+      const batch = assemble(rows, decoded);
+      const bytes = observer ? recordBatchBytes(batch) : 0;
+      observer?.batchHeld?.(bytes);
+      try {
+        yield batch;
+      } finally {
+        observer?.batchDropped?.(bytes);
+      }
     }
+  } catch (error) {
+    throw missingFileError(error, tableOf(reader.key, file.path, columns.label), file, context);
   }
+}
+
+/** The table a file's reader belongs to, for messages: the label without the file path, else "the table". */
+function tableOf(key: string, path: string, label: string | undefined): string {
+  if (label?.endsWith(`/${path}`)) return label.slice(0, -path.length - 1);
+  return key === path ? "the table" : key;
 }
 
 /** The stored columns' data per batch; row counts only (from the footer) when none is stored. */
@@ -121,7 +155,7 @@ async function* decodedGroups(
 ): AsyncGenerator<{ rows: number; decoded: readonly Data[] }> {
   const step = context.batchRows;
   if (step !== undefined && !(Number.isSafeInteger(step) && step > 0)) {
-    throw new DeltaLiteError("generic", `batchRows must be a positive integer (got ${step})`);
+    throw new DeltaLiteInvalidArgumentError(`batchRows must be a positive integer (got ${step})`);
   }
   if (fromFile.length === 0) {
     for (const rows of reader.rowGroupRows) {

@@ -26,7 +26,7 @@
  */
 import type { DeltaDataType, DeltaSchema } from "@deltalite/delta-log";
 import { parseDecimalText, parsePartitionValue } from "@deltalite/delta-log";
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
 import { compareUtf8 } from "@deltalite/object-store";
 
 export type ScanFilterOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "in" | "isNull" | "isNotNull";
@@ -82,21 +82,27 @@ const INT_RANGES: Record<string, [number, number]> = {
 };
 
 function filterError(condition: { column: string; op: string }, why: string): DeltaLiteError {
-  return new DeltaLiteError(
-    "generic",
+  return new DeltaLiteInvalidArgumentError(
     `scan filter on column "${condition.column}" (${condition.op}): ${why}`,
   );
 }
 
-/** Validates `filter` against the table schema; throws `schema_mismatch` for unknown columns, `generic` else. */
+/**
+ * Validates `filter` against the table schema: `invalid_argument` for a malformed condition, an unknown
+ * column or op (with a "did you mean"), or a value that does not fit the column; `unsupported` for a
+ * column whose type cannot be filtered.
+ */
 export function resolveFilter(
   filter: readonly ScanFilterCondition[] | undefined,
   schema: DeltaSchema,
   table: string,
 ): ResolvedCondition[] {
   if (filter === undefined) return [];
-  if (!Array.isArray(filter))
-    throw new DeltaLiteError("generic", "a scan filter must be a list of conditions");
+  if (!Array.isArray(filter)) {
+    throw new DeltaLiteInvalidArgumentError(
+      "a scan filter must be a list of { column, op, value } conditions",
+    );
+  }
   return filter.map((condition) => resolveCondition(condition, schema, table));
 }
 
@@ -106,16 +112,20 @@ function resolveCondition(
   table: string,
 ): ResolvedCondition {
   if (typeof condition !== "object" || condition === null || typeof condition.column !== "string") {
-    throw new DeltaLiteError("generic", "each scan filter condition needs a string `column`");
+    throw new DeltaLiteInvalidArgumentError("each scan filter condition needs a string `column`");
   }
   if (!SCAN_FILTER_OPS.includes(condition.op)) {
-    throw filterError(condition, `unknown op (expected one of ${SCAN_FILTER_OPS.join(", ")})`);
+    const op = String(condition.op);
+    throw filterError(
+      condition,
+      `unknown op${didYouMean(op, SCAN_FILTER_OPS)} (expected one of ${SCAN_FILTER_OPS.join(", ")})`,
+    );
   }
   const field = schema.fields.find((f) => f.name === condition.column);
   if (!field) {
-    throw new DeltaLiteError(
-      "schema_mismatch",
-      `scan filter names column "${condition.column}", which table ${table} does not have`,
+    const names = schema.fields.map((f) => f.name);
+    throw new DeltaLiteInvalidArgumentError(
+      `scan filter names column "${condition.column}", which table ${table} does not have${didYouMean(condition.column, names)} (columns: ${names.join(", ")})`,
     );
   }
   const deltaType = primitiveName(field.type);

@@ -8,7 +8,12 @@
  * reader's read-ahead), never by the table.
  */
 import type { FileView, Snapshot } from "@deltalite/delta-log";
-import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
+import {
+  DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
+  didYouMean,
+  isDeltaLiteError,
+} from "@deltalite/errors";
 import { type ParquetReader, takeRows } from "@deltalite/parquet-stream";
 import { type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "../read/live-file.js";
@@ -89,7 +94,7 @@ export class TableScan implements AsyncIterable<RecordBatch> {
     };
     const size = options.batchSize;
     if (size !== undefined && !(Number.isSafeInteger(size) && size > 0)) {
-      throw new DeltaLiteError("generic", `scan batchSize must be a positive integer, got ${size}`);
+      throw new DeltaLiteInvalidArgumentError(`scan batchSize must be a positive integer, got ${size}`);
     }
   }
 
@@ -119,22 +124,12 @@ export class TableScan implements AsyncIterable<RecordBatch> {
 
   async #makePlan(): Promise<ResolvedPlan> {
     const snapshot = typeof this.#source === "function" ? await this.#source() : this.#source;
+    this.#readContext.version = snapshot.version;
     const table = snapshot.table;
     const tableFields = snapshot.schema.fields;
     const byName = new Map(tableFields.map((f) => [f.name, f]));
     const columns = this.#options.columns ?? tableFields.map((f) => f.name);
-    if (!Array.isArray(columns)) throw new DeltaLiteError("generic", "scan columns must be a list of names");
-    const seen = new Set<string>();
-    for (const name of columns) {
-      if (!byName.has(name)) {
-        throw new DeltaLiteError(
-          "schema_mismatch",
-          `scan asks for column "${name}", which table ${table} does not have`,
-        );
-      }
-      if (seen.has(name)) throw new DeltaLiteError("generic", `scan asks for column "${name}" twice`);
-      seen.add(name);
-    }
+    checkColumns(columns, [...byName.keys()], table);
     const conditions = resolveFilter(this.#options.filter, snapshot.deltaSchema, table);
     const partitionColumns = new Set(snapshot.partitionColumns);
     const needed = [...columns];
@@ -220,6 +215,22 @@ interface ResolvedPlan extends ScanPlan {
   rowConditions: ResolvedCondition[];
   /** Delta type of each partition column (their values come from the log). */
   partitionTypes: ReadonlyMap<string, string>;
+}
+
+/** `invalid_argument` unless `columns` is a list of distinct names of the table (with a "did you mean"). */
+function checkColumns(columns: unknown, names: readonly string[], table: string): void {
+  if (!Array.isArray(columns))
+    throw new DeltaLiteInvalidArgumentError("scan columns must be a list of names");
+  const seen = new Set<string>();
+  for (const name of columns) {
+    if (!names.includes(name)) {
+      throw new DeltaLiteInvalidArgumentError(
+        `scan asks for column "${name}", which table ${table} does not have${didYouMean(String(name), names)} (columns: ${names.join(", ")})`,
+      );
+    }
+    if (seen.has(name)) throw new DeltaLiteInvalidArgumentError(`scan asks for column "${name}" twice`);
+    seen.add(name);
+  }
 }
 
 function project(batch: RecordBatch, schema: Schema, count: number): RecordBatch {

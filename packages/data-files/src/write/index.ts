@@ -8,6 +8,8 @@ export {
   type SchemaPlan,
   withNullable,
 } from "./align.js";
+export { ArrowAdopter } from "./arrow-adopt.js";
+export { isArrowSchema } from "./arrow-shape.js";
 export { type DataFileWriterOptions, type WrittenDataFile, writePartitionFiles } from "./data-file-writer.js";
 export { type BatchSource, type PeekedStream, peekBatches } from "./input.js";
 export {
@@ -17,5 +19,19 @@ export {
   partitionRows,
   splitByPartition,
 } from "./partition-split.js";
+export {
+  checkWriteMode,
+  WRITE_MODES,
+  type WriteMode,
+  writeMetrics,
+  writeParameters,
+} from "./write-commit.js";
 export { type WriteFilesOptions, type WrittenAdds, writeDataFiles } from "./write-files.js";
-export { type WriteOptions, type WriteResult, writeExistingTable, writeNewTable } from "./write-table.js";
+export {
+  type CommittedWrite,
+  type IgnoredWrite,
+  type WriteOptions,
+  type WriteResult,
+  writeExistingTable,
+  writeNewTable,
+} from "./write-table.js";

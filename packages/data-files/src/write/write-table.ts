@@ -1,9 +1,10 @@
 /**
- * Table writes: append or overwrite a stream of batches as one Delta commit (`WRITE`, like delta-rs's
- * write_deltalake), creating the table from the data's schema when it does not exist yet. Schema changes
- * are explicit: `schemaMode: "merge"` adds new nullable columns on append, `schemaMode: "overwrite"`
- * replaces the schema on overwrite. Every validation runs before any file is written; the data files become
- * visible only through the single commit.
+ * Table writes: append or overwrite a stream of batches as one Delta commit (`WRITE`, shaped as delta-rs's
+ * write_deltalake writes it: see write-commit.ts), creating the table from the data's schema when it does
+ * not exist yet. On an existing table, mode `error` fails with `already_exists` and `ignore` does nothing
+ * (`committed: false`), both before the data is read. Schema changes are explicit: `schemaMode: "merge"`
+ * adds new nullable columns on append, `schemaMode: "overwrite"` replaces the schema on overwrite. Every
+ * validation runs before any file is written; the data files become visible only through the single commit.
  */
 import {
   type Action,
@@ -17,16 +18,25 @@ import {
   deltaSchemaToArrow,
   discardWrittenFiles,
   type MetadataAction,
+  protocolForNewTable,
   removeForFile,
-  type Snapshot,
+  Snapshot,
   schemaToJson,
+  validateTableProperties,
 } from "@deltalite/delta-log";
-import { DeltaLiteError, DeltaLiteSchemaMismatchError } from "@deltalite/errors";
+import {
+  DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
+  DeltaLiteSchemaMismatchError,
+  didYouMean,
+  hasErrorKind,
+} from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import { Field, type RecordBatch, Schema } from "apache-arrow";
 import { alignBatch, planAlignment } from "./align.js";
 import type { DataFileWriterOptions } from "./data-file-writer.js";
 import { type BatchSource, peekBatches } from "./input.js";
+import { checkWriteMode, type WriteMode, writeMetrics, writeParameters } from "./write-commit.js";
 import { type WrittenAdds, writeDataFiles } from "./write-files.js";
 
 export interface WriteOptions
@@ -40,7 +50,12 @@ export interface WriteOptions
     | "multipartConcurrency"
     | "signal"
   > {
-  mode?: "append" | "overwrite" | undefined;
+  /**
+   * What to do when the table exists (delta-rs `write_deltalake`'s modes): `append` (the default here),
+   * `overwrite`, `error` (fail with `already_exists`, nothing written) or `ignore` (write nothing; the
+   * result has `committed: false`). A missing table is created by every mode.
+   */
+  mode?: WriteMode | undefined;
   /** Partition columns of a table created by this write; must equal the table's otherwise. */
   partitionBy?: readonly string[] | undefined;
   /** `merge`: append may add new (nullable) columns. `overwrite`: overwrite may replace the schema. */
@@ -52,16 +67,31 @@ export interface WriteOptions
   targetFileSize?: number | undefined;
 }
 
-export interface WriteResult {
+interface WriteSummary {
+  /** The version committed, or (nothing committed) the version of the table as it is. */
   version: number;
   filesAdded: number;
   filesRemoved: number;
   rowsWritten: number;
   bytesWritten: number;
+}
+
+/** A write that committed a version. */
+export interface CommittedWrite extends WriteSummary {
+  committed: true;
   /** Set when post-commit maintenance (checkpoint, log cleanup) failed; the write itself is durable. */
   maintenanceError?: unknown;
   commit: CommitResult;
 }
+
+/** Mode `ignore` on an existing table: nothing was read, written or committed; all counts are 0. */
+export interface IgnoredWrite extends WriteSummary {
+  committed: false;
+  maintenanceError?: undefined;
+  commit?: undefined;
+}
+
+export type WriteResult = CommittedWrite | IgnoredWrite;
 
 function partitionTypesOf(
   schema: DeltaSchema,
@@ -71,8 +101,12 @@ function partitionTypesOf(
   const types: Record<string, string> = {};
   for (const name of partitionColumns) {
     const field = schema.fields.find((f) => f.name === name);
-    if (!field)
-      throw new DeltaLiteSchemaMismatchError(`${table}: partition column ${name} is not in the schema`);
+    if (!field) {
+      const names = schema.fields.map((f) => f.name);
+      throw new DeltaLiteInvalidArgumentError(
+        `${table}: partition column ${JSON.stringify(name)} is not in the data${didYouMean(name, names)} (columns: ${names.join(", ")})`,
+      );
+    }
     if (typeof field.type !== "string") {
       throw new DeltaLiteSchemaMismatchError(`${table}: partition column ${name} must have a primitive type`);
     }
@@ -120,15 +154,24 @@ export async function writeNewTable(
   data: BatchSource,
   options: WriteOptions,
 ): Promise<WriteResult> {
+  const startedAt = performance.now();
   const table = store.root;
+  checkWriteMode(options.mode);
+  checkSchemaMode(options.schemaMode);
   const { schema: sourceSchema, batches } = await peekBatches(data);
-  if (!sourceSchema)
-    throw new DeltaLiteError("generic", `${table}: cannot create a table from empty data without a schema`);
+  if (!sourceSchema) {
+    throw new DeltaLiteInvalidArgumentError(
+      `${table}: cannot create a table from empty data without a schema (give a Table or RecordBatchReader with a schema)`,
+    );
+  }
   const deltaSchema = arrowSchemaToDelta(sourceSchema);
   const schema = deltaSchemaToArrow(deltaSchema);
   const partitionColumns = [...(options.partitionBy ?? [])];
   const configuration = { ...(options.configuration ?? {}) };
   const partitionTypes = partitionTypesOf(deltaSchema, partitionColumns, table);
+  // createTable checks these too; checked here as well so a refused table costs no data file.
+  protocolForNewTable(deltaSchema, configuration, table);
+  validateTableProperties(configuration, table);
   const written = await writeDataFiles(store, aligned(batches, sourceSchema, schema, table), {
     schema,
     partitionColumns,
@@ -136,59 +179,97 @@ export async function writeNewTable(
     configuration,
     ...knobs(options, configuration),
   });
-  const commit = await commitOrDiscard(store, written, () =>
-    createTable(store, {
-      schema: deltaSchema,
-      partitionColumns,
-      configuration,
-      actions: written.adds.map((add) => ({ add })),
-      operation: "WRITE",
-      operationParameters: { mode: "ErrorIfExists", partitionBy: JSON.stringify(partitionColumns) },
-      commitMetadata: options.commitMetadata,
-      hooks: defaultMaintenanceHooks(),
-      signal: options.signal,
-    }),
-  );
+  let commit: CommitResult;
+  try {
+    commit = await commitOrDiscard(store, written, () =>
+      createTable(store, {
+        schema: deltaSchema,
+        partitionColumns,
+        configuration,
+        actions: written.adds.map((add) => ({ add })),
+        operation: "WRITE",
+        operationParameters: writeParameters(options.mode ?? "error", partitionColumns),
+        operationMetrics: writeMetrics({
+          filesAdded: written.adds.length,
+          filesRemoved: 0,
+          rowsAdded: written.rows,
+          startedAt,
+        }),
+        commitMetadata: options.commitMetadata,
+        hooks: defaultMaintenanceHooks(),
+        signal: options.signal,
+      }),
+    );
+  } catch (error) {
+    // Another writer created the table first: `ignore` means leave it be (our files are already gone).
+    if (options.mode === "ignore" && hasErrorKind(error, "already_exists")) {
+      return ignored(await Snapshot.open(store, { signal: options.signal }));
+    }
+    throw error;
+  }
   return resultOf(commit, written, 0);
 }
 
-/** Appends to or overwrites an existing table in one commit. */
+/** The result of mode `ignore` on an existing table. */
+function ignored(snapshot: Snapshot): IgnoredWrite {
+  return {
+    committed: false,
+    version: snapshot.version,
+    filesAdded: 0,
+    filesRemoved: 0,
+    rowsWritten: 0,
+    bytesWritten: 0,
+  };
+}
+
+const SCHEMA_MODES = ["merge", "overwrite"] as const;
+
+function checkSchemaMode(schemaMode: unknown): void {
+  if (schemaMode === undefined || SCHEMA_MODES.includes(schemaMode as "merge")) return;
+  const given = String(schemaMode);
+  throw new DeltaLiteInvalidArgumentError(
+    `unknown schemaMode ${JSON.stringify(given)}${didYouMean(given, SCHEMA_MODES)}; expected "merge" or "overwrite"`,
+  );
+}
+
+/**
+ * Appends to or overwrites an existing table in one commit; mode `error` throws `already_exists` and
+ * `ignore` returns `committed: false`, both without reading `data`.
+ */
 export async function writeExistingTable(
   snapshot: Snapshot,
   data: BatchSource,
   options: WriteOptions,
 ): Promise<WriteResult> {
+  const startedAt = performance.now();
   const store = snapshot.store;
   const table = snapshot.table;
+  checkWriteMode(options.mode);
+  checkSchemaMode(options.schemaMode);
   const mode = options.mode ?? "append";
-  if (mode !== "append" && mode !== "overwrite")
-    throw new DeltaLiteError("generic", `unknown write mode ${JSON.stringify(mode)}`);
-  const partitionColumns = [...snapshot.partitionColumns];
-  if (options.partitionBy && JSON.stringify([...options.partitionBy]) !== JSON.stringify(partitionColumns)) {
+  if (mode === "ignore") return ignored(snapshot);
+  if (mode === "error") {
     throw new DeltaLiteError(
-      "generic",
-      `${table} is partitioned by [${partitionColumns.join(", ")}], not [${options.partitionBy.join(", ")}]`,
+      "already_exists",
+      `a Delta table already exists at ${table} (version ${snapshot.version}); write with mode "append" or "overwrite" to change it`,
     );
   }
+  const partitionColumns = [...snapshot.partitionColumns];
+  if (options.partitionBy && JSON.stringify([...options.partitionBy]) !== JSON.stringify(partitionColumns)) {
+    throw new DeltaLiteInvalidArgumentError(
+      `${table} is partitioned by [${partitionColumns.join(", ")}], not [${options.partitionBy.join(", ")}]; ` +
+        "partitionBy of an existing table must equal its partition columns (or be left out)",
+    );
+  }
+  if (options.schemaMode === "overwrite" && mode !== "overwrite") {
+    throw new DeltaLiteInvalidArgumentError('schemaMode "overwrite" needs mode "overwrite"');
+  }
   const { schema: sourceSchema, batches } = await peekBatches(data);
-  let deltaSchema: DeltaSchema = snapshot.deltaSchema;
-  let newMetadata: MetadataAction | undefined;
-  if (options.schemaMode === "overwrite") {
-    if (mode !== "overwrite")
-      throw new DeltaLiteError("generic", 'schemaMode "overwrite" needs mode "overwrite"');
-    if (sourceSchema) deltaSchema = arrowSchemaToDelta(sourceSchema);
-  } else if (options.schemaMode === "merge" && sourceSchema) {
-    const known = new Set(snapshot.schema.fields.map((f) => f.name));
-    const added = sourceSchema.fields
-      .filter((f) => !known.has(f.name))
-      .map((f) => new Field(f.name, f.type, true, f.metadata));
-    if (added.length > 0) deltaSchema = arrowSchemaToDelta(new Schema([...snapshot.schema.fields, ...added]));
-  } else if (options.schemaMode !== undefined) {
-    throw new DeltaLiteError("generic", `unknown schemaMode ${JSON.stringify(options.schemaMode)}`);
-  }
-  if (schemaToJson(deltaSchema) !== snapshot.schemaJson) {
-    newMetadata = { ...snapshot.metadata, schemaString: schemaToJson(deltaSchema) };
-  }
+  const deltaSchema = schemaAfterWrite(snapshot, sourceSchema, options.schemaMode);
+  const newMetadata: MetadataAction | undefined =
+    schemaToJson(deltaSchema) !== snapshot.schemaJson
+      ? { ...snapshot.metadata, schemaString: schemaToJson(deltaSchema) }
+      : undefined;
   const schema = deltaSchemaToArrow(deltaSchema);
   const partitionTypes = partitionTypesOf(deltaSchema, partitionColumns, table);
   const source = sourceSchema ? aligned(batches, sourceSchema, schema, table) : batches;
@@ -212,22 +293,37 @@ export async function writeExistingTable(
   const commit = await commitOrDiscard(store, written, () =>
     commitTransaction(snapshot, actions, {
       operation: "WRITE",
-      operationParameters: {
-        mode: mode === "append" ? "Append" : "Overwrite",
-        partitionBy: JSON.stringify(partitionColumns),
-      },
-      operationMetrics: {
-        numFiles: written.adds.length,
-        numOutputRows: written.rows,
-        numOutputBytes: written.bytes,
-        numRemovedFiles: removes.length,
-      },
+      operationParameters: writeParameters(mode, partitionColumns),
+      operationMetrics: writeMetrics({
+        filesAdded: written.adds.length,
+        filesRemoved: removes.length,
+        rowsAdded: written.rows,
+        startedAt,
+      }),
       commitMetadata: options.commitMetadata,
       hooks: defaultMaintenanceHooks(),
       signal: options.signal,
     }),
   );
   return resultOf(commit, written, removes.length);
+}
+
+/** The table's schema after the write: replaced (`overwrite`), with new nullable columns (`merge`), or as is. */
+function schemaAfterWrite(
+  snapshot: Snapshot,
+  sourceSchema: Schema | undefined,
+  schemaMode: WriteOptions["schemaMode"],
+): DeltaSchema {
+  if (!sourceSchema) return snapshot.deltaSchema;
+  if (schemaMode === "overwrite") return arrowSchemaToDelta(sourceSchema);
+  if (schemaMode !== "merge") return snapshot.deltaSchema;
+  const known = new Set(snapshot.schema.fields.map((f) => f.name));
+  const added = sourceSchema.fields
+    .filter((f) => !known.has(f.name))
+    .map((f) => new Field(f.name, f.type, true, f.metadata));
+  return added.length > 0
+    ? arrowSchemaToDelta(new Schema([...snapshot.schema.fields, ...added]))
+    : snapshot.deltaSchema;
 }
 
 /**
@@ -251,8 +347,9 @@ async function commitOrDiscard(
   }
 }
 
-function resultOf(commit: CommitResult, written: WrittenAdds, filesRemoved: number): WriteResult {
+function resultOf(commit: CommitResult, written: WrittenAdds, filesRemoved: number): CommittedWrite {
   return {
+    committed: true,
     version: commit.version,
     filesAdded: written.adds.length,
     filesRemoved,

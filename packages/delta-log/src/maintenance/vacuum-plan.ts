@@ -4,15 +4,15 @@
  * does not reference, judged by its modification time. Never: live files, `_delta_log`, hidden paths (a
  * segment starting with `_` or `.`, except `_change_data`), or files with an unexpired tombstone.
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import type { ObjectMeta } from "@deltalite/object-store";
 import { DAY_MS } from "./interval.js";
 
 export interface VacuumInput {
   /** Store keys of live files (decoded `add.path`). */
   livePaths: ReadonlySet<string>;
-  /** Tombstones: store key + `deletionTimestamp` (ms; missing counts as 0). */
-  tombstones: readonly { path: string; deletionTimestamp: number | undefined }[];
+  /** Tombstones: store key, `deletionTimestamp` (ms; missing counts as 0) and the remove's `size` if any. */
+  tombstones: readonly { path: string; deletionTimestamp: number | undefined; size?: number | undefined }[];
   /** Every object under the table root (full mode only). */
   listing?: readonly ObjectMeta[] | undefined;
   retentionMs: number;
@@ -22,7 +22,10 @@ export interface VacuumInput {
 
 export interface VacuumPlan {
   keys: string[];
+  /** Sum of the sizes known of `keys` (a listing's, else the tombstone's, as delta-rs takes them). */
   bytes: number;
+  /** Keys whose size neither a listing nor the tombstone gives (the caller asks the store). */
+  unsized: string[];
 }
 
 /** Hidden per delta-rs: any path segment starting with `_` or `.`, except the `_change_data` folder. */
@@ -34,7 +37,7 @@ export function isHiddenPath(key: string): boolean {
 
 export function planVacuum(input: VacuumInput): VacuumPlan {
   const cutoff = input.nowMs - input.retentionMs;
-  const chosen = new Map<string, number>();
+  const chosen = new Map<string, number | undefined>();
   const unexpired = new Set<string>();
   const sizes = new Map((input.listing ?? []).map((m) => [m.key, m.size]));
   for (const t of input.tombstones) {
@@ -42,7 +45,8 @@ export function planVacuum(input: VacuumInput): VacuumPlan {
       unexpired.add(t.path);
       continue;
     }
-    if (!input.livePaths.has(t.path) && !isHiddenPath(t.path)) chosen.set(t.path, sizes.get(t.path) ?? 0);
+    if (!input.livePaths.has(t.path) && !isHiddenPath(t.path))
+      chosen.set(t.path, sizes.get(t.path) ?? t.size);
   }
   if (input.full) {
     if (!input.listing) throw new DeltaLiteError("generic", "full vacuum needs a listing of the table root");
@@ -54,7 +58,11 @@ export function planVacuum(input: VacuumInput): VacuumPlan {
     }
   }
   const keys = [...chosen.keys()].sort();
-  return { keys, bytes: keys.reduce((sum, k) => sum + (chosen.get(k) ?? 0), 0) };
+  return {
+    keys,
+    bytes: keys.reduce((sum, k) => sum + (chosen.get(k) ?? 0), 0),
+    unsized: keys.filter((k) => chosen.get(k) === undefined),
+  };
 }
 
 /**
@@ -68,11 +76,12 @@ export function vacuumRetentionMs(
 ): number {
   if (retentionHours === undefined) return tableRetentionMs;
   if (!(retentionHours >= 0))
-    throw new DeltaLiteError("generic", "retention hours must be a non-negative number");
+    throw new DeltaLiteInvalidArgumentError(
+      `vacuum retentionHours must be a non-negative number (got ${String(retentionHours)})`,
+    );
   const ms = retentionHours * 3_600_000;
   if (enforceRetentionDuration && ms < tableRetentionMs) {
-    throw new DeltaLiteError(
-      "generic",
+    throw new DeltaLiteInvalidArgumentError(
       `vacuum retention of ${retentionHours} h is shorter than the table's ${tableRetentionMs / 3_600_000} h ` +
         `(${Math.round(tableRetentionMs / DAY_MS)} days); pass enforceRetentionDuration: false (CLI: --no-retention-check) to allow it`,
     );

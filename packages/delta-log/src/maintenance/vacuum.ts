@@ -6,11 +6,12 @@
  * and linking leaves `.deltalite-tmp-*` behind) older than the retention; they are never table files, so
  * no commit records them.
  */
-import { listAll } from "@deltalite/object-store";
+import { hasErrorKind } from "@deltalite/errors";
+import { listAll, type ObjectStore } from "@deltalite/object-store";
 import type { Snapshot } from "../snapshot.js";
 import { commitTransaction } from "../transaction.js";
 import { DEFAULT_DELETED_FILE_RETENTION_MS, intervalProperty } from "./interval.js";
-import { planVacuum, vacuumRetentionMs } from "./vacuum-plan.js";
+import { planVacuum, type VacuumPlan, vacuumRetentionMs } from "./vacuum-plan.js";
 
 export interface VacuumOptions {
   /** Retention in hours; default the table's `delta.deletedFileRetentionDuration` (7 days). */
@@ -31,6 +32,10 @@ export interface VacuumResult {
   mode: "lite" | "full";
   /** Store keys deleted (or that would be, in a dry run). */
   files: string[];
+  /**
+   * Bytes of `files`: deleted (or that would be). Each file's size is the listing's (full mode), else its
+   * tombstone's `size` (as delta-rs counts), else the store's answer to a HEAD.
+   */
   bytes: number;
   retentionHours: number;
   /** Versions of the VACUUM START / END commits (empty for a dry run or when nothing was deleted). */
@@ -57,23 +62,25 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
     tombstones: snapshot.tombstones.map((t) => ({
       path: t.path,
       deletionTimestamp: t.remove.deletionTimestamp ?? undefined,
+      size: t.remove.size ?? undefined,
     })),
     listing,
     retentionMs,
     nowMs,
     full,
   });
+  const { keys, bytes } = await sizedPlan(store, plan, options.signal);
   const result: VacuumResult = {
     dryRun,
     mode: full ? "full" : "lite",
-    files: plan.keys,
-    bytes: plan.bytes,
+    files: keys,
+    bytes,
     retentionHours: retentionMs / 3_600_000,
     versions: [],
     tempFiles:
       (await store.removeStaleTempFiles?.("", nowMs - retentionMs, { dryRun, signal: options.signal })) ?? [],
   };
-  if (dryRun || plan.keys.length === 0) return result;
+  if (dryRun || keys.length === 0) return result;
   const start = await commitTransaction(snapshot, [], {
     operation: "VACUUM START",
     operationParameters: {
@@ -81,12 +88,12 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
       specifiedRetentionMillis: retentionMs,
       defaultRetentionMillis: tableRetentionMs,
     },
-    operationMetrics: { numFilesToDelete: plan.keys.length, sizeOfDataToDelete: plan.bytes },
+    operationMetrics: { numFilesToDelete: keys.length, sizeOfDataToDelete: bytes },
     commitMetadata: options.commitMetadata,
     signal: options.signal,
   });
   let deleted = 0;
-  for (const key of plan.keys) {
+  for (const key of keys) {
     await store.delete(key, { signal: options.signal });
     deleted++;
   }
@@ -99,4 +106,27 @@ export async function vacuum(snapshot: Snapshot, options: VacuumOptions = {}): P
   });
   result.versions = [start.version, end.version];
   return result;
+}
+
+/**
+ * The plan with every size known: a tombstone without `size` (lite mode) is asked of the store with one
+ * HEAD; a file already gone is dropped (nothing to delete, no bytes to count).
+ */
+async function sizedPlan(
+  store: ObjectStore,
+  plan: VacuumPlan,
+  signal: AbortSignal | undefined,
+): Promise<{ keys: string[]; bytes: number }> {
+  if (plan.unsized.length === 0) return plan;
+  const gone = new Set<string>();
+  let bytes = plan.bytes;
+  for (const key of plan.unsized) {
+    try {
+      bytes += (await store.head(key, { signal })).size;
+    } catch (error) {
+      if (!hasErrorKind(error, "not_found")) throw error;
+      gone.add(key);
+    }
+  }
+  return { keys: plan.keys.filter((k) => !gone.has(k)), bytes };
 }

@@ -1,48 +1,53 @@
-/** CLI verbs over the transaction log: `info`, `history`, `vacuum`. */
+/** CLI verbs over the transaction log: `history` and `vacuum` (and the table opening `info` shares). */
 import { DeltaLiteTable } from "../table.js";
-import { integerFlag, requireUri, UsageError, type Verb, type VerbContext } from "./framework.js";
+import { countFlag, requireUri, stringFlag } from "./flags.js";
+import { usageError, type Verb, type VerbContext } from "./framework.js";
+import type { OptionDefs } from "./options.js";
+import { formatBytes } from "./units.js";
 
-async function openTable(ctx: VerbContext, version?: number): Promise<DeltaLiteTable> {
-  return DeltaLiteTable.open(requireUri(ctx), { storageOptions: ctx.storageOptions, version });
-}
-
-export const infoVerb: Verb = {
-  name: "info",
-  summary: "version, id, protocol, schema and live files of a table",
-  usage: "deltalite info <uri> [--version N] [--json]",
-  options: { version: { type: "string" } },
-  async run(ctx) {
-    const table = await openTable(ctx, integerFlag(ctx, "version"));
-    const snapshot = table.snapshot;
-    return {
-      version: table.version,
-      tableId: table.tableId,
-      protocol: snapshot.protocol,
-      configuration: table.configuration,
-      partitionColumns: table.partitionColumns,
-      schema: JSON.parse(table.schemaJson),
-      numFiles: table.numFiles,
-      files: table.files.map((f) => ({
-        path: f.path,
-        size: f.size,
-        partitionValues: f.partitionValues,
-        stats: f.stats ?? null,
-      })),
-    };
-  },
-  human(result) {
-    const r = result as { version: number; tableId: string; numFiles: number; partitionColumns: string[] };
-    return `version ${r.version}, table id ${r.tableId}, ${r.numFiles} live files, partitioned by [${r.partitionColumns.join(", ")}]\n`;
+/** `--version N` / `--timestamp ISO`: the time-travel options of `info` and `scan`. */
+export const TIME_TRAVEL_OPTIONS: OptionDefs = {
+  version: { type: "string", value: "N", description: "read the table at this version [default: latest]" },
+  timestamp: {
+    type: "string",
+    value: "ISO",
+    description:
+      "read the table as of this instant, ISO 8601 (2026-01-02T03:04:05Z; a date alone is midnight UTC) [default: latest]",
   },
 };
+
+/** The time-travel target of `--version` / `--timestamp` (at most one). */
+export function timeTravel(ctx: VerbContext): { version?: number; timestamp?: string } {
+  const version = countFlag(ctx, "version");
+  const timestamp = stringFlag(ctx, "timestamp");
+  if (version !== undefined && timestamp !== undefined) {
+    throw usageError("give --version or --timestamp, not both");
+  }
+  if (timestamp === undefined) return version === undefined ? {} : { version };
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(timestamp)) {
+    throw usageError(
+      `--timestamp needs an ISO 8601 instant such as 2026-01-02T03:04:05Z (got ${JSON.stringify(timestamp)})`,
+    );
+  }
+  // A date or date-time without a zone is UTC (Date.parse would read a zone-less date-time as local time).
+  const zoned =
+    /(Z|[+-]\d{2}:?\d{2})$/.test(timestamp) || !timestamp.includes(":") ? timestamp : `${timestamp}Z`;
+  if (!Number.isFinite(Date.parse(zoned)))
+    throw usageError(`--timestamp ${timestamp} is not a valid instant`);
+  return { timestamp: new Date(Date.parse(zoned)).toISOString() };
+}
+
+export async function openTable(ctx: VerbContext, at: { version?: number; timestamp?: string } = {}) {
+  return DeltaLiteTable.open(requireUri(ctx), { storageOptions: ctx.storageOptions, ...at });
+}
 
 export const historyVerb: Verb = {
   name: "history",
   summary: "commitInfo of the newest commits, newest first",
-  usage: "deltalite history <uri> [--limit N] [--json]",
-  options: { limit: { type: "string" } },
+  args: "<uri>",
+  options: { limit: { type: "string", value: "N", description: "at most N commits [default: all]" } },
   async run(ctx) {
-    const limit = integerFlag(ctx, "limit");
+    const limit = countFlag(ctx, "limit");
     const table = await openTable(ctx);
     const entries = await table.history(limit);
     return entries.map((e) => ({ ...e.commitInfo, version: e.version, timestamp: e.timestamp }));
@@ -59,33 +64,48 @@ export const historyVerb: Verb = {
 
 export const vacuumVerb: Verb = {
   name: "vacuum",
-  summary: "delete files older than the retention that the table no longer needs",
-  usage: "deltalite vacuum <uri> [--retention-hours H] [--dry-run] [--full] [--no-retention-check] [--json]",
+  summary: "delete files older than the retention that the table no longer needs; reports the bytes deleted",
+  args: "<uri>",
   options: {
-    "retention-hours": { type: "string" },
-    "dry-run": { type: "boolean", default: false },
-    full: { type: "boolean", default: false },
-    "no-retention-check": { type: "boolean", default: false },
+    "retention-hours": {
+      type: "string",
+      value: "HOURS",
+      description:
+        "keep files removed less than HOURS ago [default: the table's delta.deletedFileRetentionDuration, else 168]",
+    },
+    "dry-run": { type: "boolean", description: "list what would be deleted; delete nothing" },
+    full: {
+      type: "boolean",
+      description: "also delete files the log never referenced (lists the whole table)",
+    },
+    "no-retention-check": {
+      type: "boolean",
+      description: "allow a retention below the table's (files that time travel needs may go)",
+    },
   },
   async run(ctx) {
-    const raw = ctx.values["retention-hours"];
+    const raw = stringFlag(ctx, "retention-hours");
     let retentionHours: number | undefined;
     if (raw !== undefined) {
       retentionHours = Number(raw);
-      if (typeof raw !== "string" || raw.trim() === "" || !(retentionHours >= 0)) {
-        throw new UsageError("--retention-hours needs a non-negative number");
+      if (raw.trim() === "" || !(retentionHours >= 0)) {
+        throw usageError(`--retention-hours needs a non-negative number (got ${JSON.stringify(raw)})`);
       }
     }
     const table = await openTable(ctx);
-    return table.vacuum({
+    ctx.progress.start(`vacuuming ${table.uri}`);
+    const result = await table.vacuum({
       retentionHours,
       dryRun: ctx.values["dry-run"] === true,
       full: ctx.values.full === true,
       enforceRetentionDuration: ctx.values["no-retention-check"] !== true,
     });
+    ctx.progress.set({ files: result.files.length, bytes: result.bytes });
+    return result;
   },
   human(result) {
     const r = result as { dryRun: boolean; files: string[]; bytes: number };
-    return `${r.dryRun ? "would delete" : "deleted"} ${r.files.length} files (${r.bytes} bytes)\n${r.files.map((f) => `  ${f}\n`).join("")}`;
+    const verb = r.dryRun ? "would delete" : "deleted";
+    return `${verb} ${r.files.length} files, ${r.bytes} bytes (${formatBytes(r.bytes)})\n${r.files.map((f) => `  ${f}\n`).join("")}`;
   },
 };

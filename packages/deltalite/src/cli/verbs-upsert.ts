@@ -1,83 +1,142 @@
-/** CLI verb `upsert`: replace rows whose primary key exists and insert the rest, in one commit. */
+/**
+ * CLI verb `upsert`: replace rows whose (partition value, primary key) exists and insert the rest, in one
+ * commit, through `DeltaLiteTable.upsert`. Checks what it can before reading the input: the knobs parse, the
+ * table exists (else the error says how to create it), `--partition-key` is the table's partition column.
+ */
+import { DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
+import type { UpsertOptions } from "@deltalite/merge-engine";
 import { DeltaLiteTable } from "../table.js";
-import { requireUri, UsageError, type Verb } from "./framework.js";
-import { openInput } from "./input.js";
+import { bytesFlag, choiceFlag, countFlag, keyValueFlag, listFlag, requireUri, stringFlag } from "./flags.js";
+import { usageError, type Verb, type VerbContext } from "./framework.js";
+import { checkInputs, openInputs } from "./input.js";
+import type { OptionDefs } from "./options.js";
+import { BYTE_SIZE_HELP } from "./units.js";
 
-/** Integer knobs: flag → UpsertOptions name. */
+/** Numeric knobs: flag → UpsertOptions name, unit, default (as the engine documents it). */
 const KNOBS = {
-  "max-parallel-partitions": "maxParallelPartitions",
-  "max-parallel-files": "maxParallelFiles",
-  "max-buffered-bytes": "maxBufferedBytes",
-  "max-fetch-bytes": "maxFetchBytes",
-  "probe-concurrency": "probeConcurrency",
-  "read-batch-size": "readBatchSize",
-  "read-ahead-row-groups": "readAheadRowGroups",
-  "target-file-size": "targetFileSize",
-  "timeout-ms": "timeoutMs",
+  "max-parallel-partitions": ["maxParallelPartitions", "N", "2", "partitions probed and rewritten at once"],
+  "max-parallel-files": ["maxParallelFiles", "N", "4", "data files open at once"],
+  "max-buffered-bytes": [
+    "maxBufferedBytes",
+    "BYTES",
+    "64MiB",
+    "decoded Arrow bytes of target batches in flight",
+  ],
+  "max-fetch-bytes": ["maxFetchBytes", "BYTES", "128MiB", "compressed bytes fetched and not yet decoded"],
+  "probe-concurrency": ["probeConcurrency", "N", "8", "candidate files probed at once"],
+  "read-batch-size": ["readBatchSize", "ROWS", "8192", "rows per decoded batch of target files"],
+  "read-ahead-row-groups": ["readAheadRowGroups", "N", "1", "row groups fetched ahead while one is decoded"],
+  "target-file-size": [
+    "targetFileSize",
+    "BYTES",
+    "the table's delta.targetFileSize, else 100MiB",
+    "size of the rewritten data files",
+  ],
+  "timeout-ms": ["timeoutMs", "MS", "none", "deadline of the whole upsert in milliseconds (kind timeout)"],
 } as const;
 
-function knobs(values: Record<string, unknown>): Record<string, number> {
+function knobOptions(): OptionDefs {
+  return Object.fromEntries(
+    Object.entries(KNOBS).map(([flag, [, unit, fallback, text]]) => [
+      flag,
+      { type: "string" as const, value: unit, description: `${text} [default: ${fallback}]` },
+    ]),
+  );
+}
+
+function knobs(ctx: VerbContext): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [flag, option] of Object.entries(KNOBS)) {
-    const raw = values[flag];
-    if (raw === undefined) continue;
-    const value = Number(raw);
-    if (typeof raw !== "string" || !/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
-      throw new UsageError(`--${flag} needs a non-negative integer`);
-    }
-    out[option] = value;
+  for (const [flag, [option, unit]] of Object.entries(KNOBS)) {
+    const value = unit === "BYTES" ? bytesFlag(ctx, flag) : countFlag(ctx, flag);
+    if (value !== undefined) out[option] = value;
   }
   return out;
 }
 
-const list = (value: unknown) =>
-  typeof value === "string"
-    ? value
-        .split(",")
-        .map((c) => c.trim())
-        .filter(Boolean)
-    : [];
+/** `--partition-key` must name the table's partition column. */
+function checkPartitionKey(table: DeltaLiteTable, partitionKey: string | undefined): void {
+  if (partitionKey === undefined) return;
+  const columns = table.partitionColumns;
+  if (columns.length === 1 && columns[0] === partitionKey) return;
+  const has =
+    columns.length === 0
+      ? "the table is not partitioned (leave --partition-key out)"
+      : `the table is partitioned by ${columns.join(", ")}`;
+  throw new DeltaLiteInvalidArgumentError(
+    `--partition-key ${partitionKey}: ${has}${didYouMean(partitionKey, columns)}`,
+  );
+}
+
+const MISSING_COLUMNS = ["null", "keep", "error"] as const;
 
 export const upsertVerb: Verb = {
   name: "upsert",
-  summary: "replace rows whose primary key exists, insert the rest, in one atomic commit",
-  usage:
-    "deltalite upsert <uri> --input <file.parquet|file.arrow|-> --primary-keys a[,b] [--partition-key col] [--commit-metadata k=v]... [--prune-strategy probe|stats|none] [--max-parallel-partitions n] [--max-parallel-files n] [--max-buffered-bytes n] [--max-fetch-bytes n] [--probe-concurrency n] [--read-batch-size n] [--read-ahead-row-groups n] [--target-file-size n] [--timeout-ms n] [--json]",
+  summary: "replace rows whose key exists, insert the rest, in one atomic commit",
+  args: "<uri> --input <file|-> --primary-keys COL[,COL]",
   options: {
-    input: { type: "string" },
-    "primary-keys": { type: "string" },
-    "partition-key": { type: "string" },
-    "commit-metadata": { type: "string", multiple: true },
-    "prune-strategy": { type: "string", default: "probe" },
-    ...Object.fromEntries(Object.keys(KNOBS).map((flag) => [flag, { type: "string" as const }])),
+    input: {
+      type: "string",
+      multiple: true,
+      value: "FILE|-",
+      description:
+        "a .parquet or .arrow/.arrows file, or - for stdin (Arrow IPC stream or Parquet, sniffed); several files must share one schema",
+    },
+    "primary-keys": { type: "string", value: "COL[,COL]", description: "the key columns (required)" },
+    "partition-key": {
+      type: "string",
+      value: "COL",
+      description: "the table's partition column (checked against the table)",
+    },
+    "missing-columns": {
+      type: "string",
+      value: "null|keep|error",
+      default: "null",
+      description:
+        "table columns the input lacks: null in replaced rows, keep the replaced row's values, or refuse",
+    },
+    "commit-metadata": {
+      type: "string",
+      multiple: true,
+      value: "KEY=VALUE",
+      description: "an entry written flat into the commit's commitInfo",
+    },
+    "prune-strategy": {
+      type: "string",
+      value: "probe|stats|none",
+      default: "probe",
+      description: "how candidate files are narrowed: probe their key columns, Add stats only, or none",
+    },
+    ...knobOptions(),
   },
+  notes: [
+    "Row identity: a row is identified by (partition value, primary key). A key that arrives with another",
+    "partition value than the row already in the table inserts a second row; the first stays.",
+    BYTE_SIZE_HELP,
+  ],
   async run(ctx) {
     const uri = requireUri(ctx);
-    const primaryKeys = list(ctx.values["primary-keys"]);
-    if (primaryKeys.length === 0)
-      throw new UsageError("--primary-keys is required (comma-separated column names)");
-    const pruneStrategy = ctx.values["prune-strategy"];
-    if (pruneStrategy !== "probe" && pruneStrategy !== "stats" && pruneStrategy !== "none") {
-      throw new UsageError("--prune-strategy must be probe, stats or none");
-    }
-    const commitMetadata: Record<string, string> = {};
-    for (const entry of (ctx.values["commit-metadata"] as string[] | undefined) ?? []) {
-      const eq = entry.indexOf("=");
-      if (eq <= 0) throw new UsageError("--commit-metadata needs KEY=VALUE");
-      commitMetadata[entry.slice(0, eq)] = entry.slice(eq + 1);
-    }
-    const partitionKey = ctx.values["partition-key"];
-    const tuning = knobs(ctx.values);
-    const data = await openInput(ctx.values.input as string | undefined);
+    const primaryKeys = listFlag(ctx, "primary-keys");
+    if (!primaryKeys) throw usageError("--primary-keys is required (comma-separated column names)");
+    const pruneStrategy = choiceFlag(ctx, "prune-strategy", ["probe", "stats", "none"] as const);
+    const missingColumns = choiceFlag(ctx, "missing-columns", MISSING_COLUMNS);
+    const commitMetadata = keyValueFlag(ctx, "commit-metadata");
+    const partitionKey = stringFlag(ctx, "partition-key");
+    const tuning = knobs(ctx);
+    const inputs = await checkInputs(ctx.values.input as string[] | undefined, ctx.resolve);
+    // A missing table fails here, before the input is read; its message says how to create one.
     const table = await DeltaLiteTable.open(uri, { storageOptions: ctx.storageOptions });
-    ctx.progress(`upserting into ${uri} at version ${table.version}…`);
-    const stats = await table.upsert(data, {
+    checkPartitionKey(table, partitionKey);
+    const data = await openInputs(inputs, ctx.progress);
+    ctx.progress.start(`upserting into ${uri} (version ${table.version})`);
+    const options: UpsertOptions = {
       primaryKeys,
-      partitionKey: typeof partitionKey === "string" ? partitionKey : undefined,
+      partitionKey,
       commitMetadata,
       pruneStrategy,
       ...tuning,
-    });
+      ...(missingColumns !== "null" ? { missingColumns } : {}),
+    } as UpsertOptions;
+    const stats = await table.upsert(data, options);
     const { maintenanceError, ...rest } = stats;
     return maintenanceError === undefined ? rest : { ...rest, maintenanceError: String(maintenanceError) };
   },
@@ -89,6 +148,6 @@ export const upsertVerb: Verb = {
       filesRemoved: number;
       filesAdded: number;
     };
-    return `v${r.version}: +${r.rowsInserted} / ~${r.rowsUpdated} (files -${r.filesRemoved} +${r.filesAdded})\n`;
+    return `committed version ${r.version}: ${r.rowsInserted} rows inserted, ${r.rowsUpdated} updated (files: ${r.filesRemoved} removed, ${r.filesAdded} added)\n`;
   },
 };

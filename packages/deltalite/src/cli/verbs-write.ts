@@ -1,44 +1,92 @@
-/** CLI verb `write`: append or overwrite a Parquet / Arrow file into a table (created when missing). */
+/**
+ * CLI verb `write`: Parquet / Arrow data (files or stdin, several `--input`s in one commit) into a table,
+ * with delta-rs write_deltalake's modes — `error` (the default: only creates), `append`, `overwrite`,
+ * `ignore` — through `DeltaLiteTable.write`, which creates a missing table in every mode.
+ */
+import type { WriteMode } from "@deltalite/data-files";
 import { DeltaLiteTable } from "../table.js";
-import { requireUri, UsageError, type Verb } from "./framework.js";
-import { openInput } from "./input.js";
+import { bytesFlag, choiceFlag, keyValueFlag, listFlag, requireUri } from "./flags.js";
+import type { Verb, VerbContext } from "./framework.js";
+import { checkInputs, openInputs } from "./input.js";
+import { BYTE_SIZE_HELP } from "./units.js";
+
+const MODES: readonly WriteMode[] = ["error", "append", "overwrite", "ignore"];
+
+export interface WriteVerbResult {
+  /** False when `--mode ignore` found a table: nothing was written. */
+  committed: boolean;
+  mode: WriteMode;
+  version: number;
+  filesAdded: number;
+  filesRemoved: number;
+  rowsWritten: number;
+  bytesWritten: number;
+  maintenanceError?: string;
+}
 
 export const writeVerb: Verb = {
   name: "write",
-  summary: "append or overwrite data from a Parquet or Arrow file (creates the table if missing)",
-  usage:
-    "deltalite write <uri> --input <file.parquet|file.arrow|-> --mode append|overwrite [--partition-by col[,col]] [--schema-mode merge|overwrite] [--json]",
+  summary: "write Parquet or Arrow data to a table in one commit (creates the table when missing)",
+  args: "<uri> --input <file|-> [--input <file>]...",
   options: {
-    input: { type: "string" },
-    mode: { type: "string", default: "append" },
-    "partition-by": { type: "string" },
-    "schema-mode": { type: "string" },
+    input: {
+      type: "string",
+      multiple: true,
+      value: "FILE|-",
+      description:
+        "a .parquet or .arrow/.arrows file, or - for stdin (Arrow IPC stream or Parquet, sniffed); several files must share one schema",
+    },
+    mode: {
+      type: "string",
+      value: "MODE",
+      default: "error",
+      description:
+        "when the table exists: error (fail with already_exists), append, overwrite, or ignore (write nothing)",
+    },
+    "partition-by": {
+      type: "string",
+      value: "COL[,COL]",
+      description: "partition columns of a table this write creates (must match an existing table's)",
+    },
+    "schema-mode": {
+      type: "string",
+      value: "merge|overwrite",
+      description: "merge: an append may add columns; overwrite: an overwrite may replace the schema",
+    },
+    "commit-metadata": {
+      type: "string",
+      multiple: true,
+      value: "KEY=VALUE",
+      description: "an entry written flat into the commit's commitInfo",
+    },
+    "target-file-size": {
+      type: "string",
+      value: "BYTES",
+      description: "size of the data files written [default: the table's delta.targetFileSize, else 100MiB]",
+    },
   },
-  async run(ctx) {
+  notes: [BYTE_SIZE_HELP],
+  async run(ctx: VerbContext): Promise<WriteVerbResult> {
     const uri = requireUri(ctx);
-    const mode = ctx.values.mode;
-    if (mode !== "append" && mode !== "overwrite") throw new UsageError("--mode must be append or overwrite");
-    const schemaMode = ctx.values["schema-mode"];
-    if (schemaMode !== undefined && schemaMode !== "merge" && schemaMode !== "overwrite") {
-      throw new UsageError("--schema-mode must be merge or overwrite");
-    }
-    const partitionFlag = ctx.values["partition-by"];
-    const partitionBy =
-      typeof partitionFlag === "string"
-        ? partitionFlag
-            .split(",")
-            .map((c) => c.trim())
-            .filter(Boolean)
-        : undefined;
-    const data = await openInput(ctx.values.input as string | undefined);
-    ctx.progress(`writing to ${uri}…`);
+    const mode = choiceFlag(ctx, "mode", MODES) ?? "error";
+    const schemaMode = choiceFlag(ctx, "schema-mode", ["merge", "overwrite"] as const);
+    const commitMetadata = keyValueFlag(ctx, "commit-metadata");
+    const targetFileSize = bytesFlag(ctx, "target-file-size");
+    const partitionBy = listFlag(ctx, "partition-by");
+    const inputs = await checkInputs(ctx.values.input as string[] | undefined, ctx.resolve);
+    const data = await openInputs(inputs, ctx.progress);
+    ctx.progress.start(`writing ${uri}`);
     const { result } = await DeltaLiteTable.write(uri, data, {
       mode,
       partitionBy,
-      schemaMode: schemaMode as "merge" | "overwrite" | undefined,
+      schemaMode,
+      targetFileSize,
+      ...(Object.keys(commitMetadata).length > 0 ? { commitMetadata } : {}),
       storageOptions: ctx.storageOptions,
     });
     return {
+      committed: result.committed,
+      mode,
       version: result.version,
       filesAdded: result.filesAdded,
       filesRemoved: result.filesRemoved,
@@ -48,7 +96,9 @@ export const writeVerb: Verb = {
     };
   },
   human(result) {
-    const r = result as { version: number; filesAdded: number; rowsWritten: number };
-    return `committed version ${r.version}: ${r.rowsWritten} rows in ${r.filesAdded} files\n`;
+    const r = result as WriteVerbResult;
+    if (!r.committed) return `a table exists at version ${r.version}: --mode ignore wrote nothing\n`;
+    const removed = r.filesRemoved > 0 ? `, ${r.filesRemoved} files removed` : "";
+    return `committed version ${r.version}: ${r.rowsWritten} rows in ${r.filesAdded} files (${r.bytesWritten} bytes)${removed}\n`;
   },
 };

@@ -1,6 +1,7 @@
 /** Every CLI verb, in the order `--help` lists them. */
 import type { Verb } from "./framework.js";
-import { historyVerb, infoVerb, vacuumVerb } from "./verbs-log.js";
+import { infoVerb } from "./verbs-info.js";
+import { historyVerb, vacuumVerb } from "./verbs-log.js";
 import { scanVerb } from "./verbs-scan.js";
 import { upsertVerb } from "./verbs-upsert.js";
 import { writeVerb } from "./verbs-write.js";

@@ -2,7 +2,9 @@
  * The JSON encoding of Arrow values (SPEC §7 "JSON encoding"), used by `scan --format ndjson` and by any CLI
  * output that prints table values. Per value:
  * - null → null; boolean → boolean; 8/16/32-bit integers → number;
- * - 64-bit integers → number when a safe integer (|v| ≤ 2^53 − 1), else a decimal string;
+ * - 64-bit integers → number when a safe integer (|v| ≤ 2^53 − 1), else a decimal string (`batchToJsonRows`,
+ *   whose values are JS values); `batchToNdjson` and `exactJsonValueReader` keep every digit instead: always a
+ *   JSON number (a bigint before writing), one rule for the whole column;
  * - half/float/double → number; NaN, Infinity, -Infinity → the strings "NaN", "Infinity", "-Infinity"
  *   (float32 values print as the shortest decimal that round-trips to the same float32, e.g. 0.1; -0 prints
  *   as 0 because JSON has no negative zero);
@@ -21,6 +23,7 @@ import { formatDate, formatDecimal, shortestFloat32, timestampParts } from "@del
 import { DeltaLiteError } from "@deltalite/errors";
 import { decimal128At } from "@deltalite/parquet-stream";
 import { type Data, type DataType, type Field, type RecordBatch, TimeUnit, Type } from "apache-arrow";
+import { type ExactJsonValue, stringifyExact } from "./exact.js";
 
 /** The §7 names of the shared text forms (one implementation each, in @deltalite/delta-log). */
 export { formatDate as dateText, formatDecimal as decimalText, shortestFloat32 } from "@deltalite/delta-log";
@@ -99,13 +102,25 @@ function isStringType(type: DataType): boolean {
   return type.typeId === Type.Utf8 || type.typeId === Type.LargeUtf8;
 }
 
-/** A reader of JSON values for columns of `type`. */
+/** A reader of JSON values for columns of `type` (int64 as a number when safe, else a string). */
 export function jsonValueReader(type: DataType): JsonValueReader {
-  const read = nonNullReader(type);
+  return readerFor(type, false) as JsonValueReader;
+}
+
+/** Reads row `index` of `data` as an exact JSON value: int64 (and uint64) as a bigint, every digit kept. */
+export type ExactJsonValueReader = (data: Data, index: number) => ExactJsonValue;
+
+/** Like `jsonValueReader`, but 64-bit integers come back as bigints (written by `stringifyExact`). */
+export function exactJsonValueReader(type: DataType): ExactJsonValueReader {
+  return readerFor(type, true);
+}
+
+function readerFor(type: DataType, exact: boolean): ExactJsonValueReader {
+  const read = nonNullReader(type, exact);
   return (data, index) => (isValid(data, index) ? read(data, index) : null);
 }
 
-function nonNullReader(type: DataType): JsonValueReader {
+function nonNullReader(type: DataType, exact: boolean): ExactJsonValueReader {
   switch (type.typeId) {
     case Type.Null:
       return () => null;
@@ -116,6 +131,7 @@ function nonNullReader(type: DataType): JsonValueReader {
       };
     case Type.Int: {
       const { bitWidth } = type as unknown as { bitWidth: number };
+      if (bitWidth === 64 && exact) return (data, i) => BigInt((data.values as BigInt64Array)[i]!);
       if (bitWidth === 64) return (data, i) => jsonInt64(BigInt((data.values as BigInt64Array)[i]!));
       return (data, i) => Number((data.values as Int32Array)[i]);
     }
@@ -163,30 +179,30 @@ function nonNullReader(type: DataType): JsonValueReader {
     }
     case Type.Struct: {
       const fields = type.children as Field[];
-      const readers = fields.map((f) => jsonValueReader(f.type));
+      const readers = fields.map((f) => readerFor(f.type, exact));
       return (data, i) => {
-        const out: { [key: string]: JsonValue } = {};
+        const out: { [key: string]: ExactJsonValue } = {};
         for (let c = 0; c < fields.length; c++) out[fields[c]!.name] = readers[c]!(data.children[c]!, i);
         return out;
       };
     }
     case Type.List:
     case Type.LargeList: {
-      const element = jsonValueReader((type.children[0] as Field).type);
+      const element = readerFor((type.children[0] as Field).type, exact);
       return (data, i) => {
         const offsets = data.valueOffsets as Int32Array | BigInt64Array;
         const child = data.children[0]!;
-        const out: JsonValue[] = [];
+        const out: ExactJsonValue[] = [];
         for (let j = Number(offsets[i]); j < Number(offsets[i + 1]); j++) out.push(element(child, j));
         return out;
       };
     }
     case Type.FixedSizeList: {
       const { listSize } = type as unknown as { listSize: number };
-      const element = jsonValueReader((type.children[0] as Field).type);
+      const element = readerFor((type.children[0] as Field).type, exact);
       return (data, i) => {
         const child = data.children[0]!;
-        const out: JsonValue[] = [];
+        const out: ExactJsonValue[] = [];
         for (let j = i * listSize; j < (i + 1) * listSize; j++) out.push(element(child, j));
         return out;
       };
@@ -196,19 +212,19 @@ function nonNullReader(type: DataType): JsonValueReader {
       const [keyField, valueField] = entries.type.children as Field[];
       if (!keyField || !valueField)
         throw new DeltaLiteError("unsupported", "a map type without key and value");
-      const key = jsonValueReader(keyField.type);
-      const value = jsonValueReader(valueField.type);
+      const key = readerFor(keyField.type, exact);
+      const value = readerFor(valueField.type, exact);
       const stringKeys = isStringType(keyField.type);
       return (data, i) => {
         const offsets = data.valueOffsets as Int32Array;
         const struct = data.children[0]!;
         const [keys, values] = struct.children as [Data, Data];
         if (stringKeys) {
-          const out: { [key: string]: JsonValue } = {};
+          const out: { [key: string]: ExactJsonValue } = {};
           for (let j = offsets[i]!; j < offsets[i + 1]!; j++) out[String(key(keys, j))] = value(values, j);
           return out;
         }
-        const out: JsonValue[] = [];
+        const out: ExactJsonValue[] = [];
         for (let j = offsets[i]!; j < offsets[i + 1]!; j++)
           out.push({ key: key(keys, j), value: value(values, j) });
         return out;
@@ -217,8 +233,8 @@ function nonNullReader(type: DataType): JsonValueReader {
     case Type.Dictionary: {
       const dictionaryType = (type as unknown as { dictionary: DataType }).dictionary;
       const indexType = (type as unknown as { indices: DataType }).indices;
-      const index = nonNullReader(indexType);
-      const value = jsonValueReader(dictionaryType);
+      const index = nonNullReader(indexType, false);
+      const value = readerFor(dictionaryType, exact);
       return (data, i) => {
         const dictionary = data.dictionary?.data[0];
         if (!dictionary) return null;
@@ -244,9 +260,21 @@ export function batchToJsonRows(batch: RecordBatch): { [column: string]: JsonVal
   return rows;
 }
 
-/** The rows of `batch` as newline-delimited JSON (one line per row, each ending in "\n"). */
+/**
+ * The rows of `batch` as newline-delimited JSON (one line per row, each ending in "\n"). One rule per column
+ * for 64-bit integers: always a JSON number with every digit (9007199254740993 stays 9007199254740993), so a
+ * column never mixes numbers and strings; everything else as `batchToJsonRows`.
+ */
 export function batchToNdjson(batch: RecordBatch): string {
+  const fields = batch.schema.fields;
+  const keys = fields.map((f, c) => `${c === 0 ? "{" : ","}${JSON.stringify(f.name)}:`);
+  const readers = fields.map((f) => exactJsonValueReader(f.type));
+  const columns = batch.data.children;
   let out = "";
-  for (const row of batchToJsonRows(batch)) out += `${JSON.stringify(row)}\n`;
+  for (let i = 0; i < batch.numRows; i++) {
+    let line = fields.length === 0 ? "{" : "";
+    for (let c = 0; c < fields.length; c++) line += keys[c]! + stringifyExact(readers[c]!(columns[c]!, i));
+    out += `${line}}\n`;
+  }
   return out;
 }

@@ -1,4 +1,5 @@
-/** The §7 JSON encoding of Arrow values (CLI output, `scan --format ndjson`). */
+/** The §7 JSON encoding of Arrow values (CLI output, `scan --format ndjson`), exact JSON text, CSV cells. */
+export { batchToCsv, csvHeader } from "./csv.js";
 export {
   base64,
   batchToJsonRows,
@@ -6,6 +7,8 @@ export {
   dateText,
   decimal128At,
   decimalText,
+  type ExactJsonValueReader,
+  exactJsonValueReader,
   type JsonValue,
   type JsonValueReader,
   jsonFloat,
@@ -14,3 +17,4 @@ export {
   shortestFloat32,
   timestampText,
 } from "./encode.js";
+export { compactJsonText, type ExactJsonValue, RawJson, stringifyExact } from "./exact.js";

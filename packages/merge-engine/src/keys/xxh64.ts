@@ -1,7 +1,7 @@
 /**
  * Owns XXH64 (the xxHash 64-bit hash, with a 64-bit seed) in pure JavaScript over 32-bit limbs, batched:
  * one call hashes many keys held in one buffer, because per-call overhead dominates hashing short keys
- * (reference/js-ecosystem.md §6: no library batches; a native call per key tops out at ~4–8 M keys/s).
+ * (no JavaScript library hashes a batch per call, and a native call per key tops out at ~4–8 M keys/s).
  *
  * A 64-bit value is a pair of unsigned 32-bit numbers (hi, lo). Hash outputs are written as (lo, hi) word
  * pairs into a Uint32Array, so on little-endian hosts a BigUint64Array over the same memory reads them as

@@ -9,5 +9,5 @@ export { fileHoldsSourceKey } from "./probe.js";
 export { type RewriteInput, type RewriteResult, rewritePartition } from "./rewrite.js";
 export { planSource, type SourcePartition, type SourcePlanInput } from "./source-batch.js";
 export { compareCodePoints, statsMayHoldKey } from "./stats-prune.js";
-export type { PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
+export type { MissingColumns, PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
 export { upsert } from "./upsert.js";

@@ -1,24 +1,22 @@
 /**
  * The upsert's source, taken in and validated before anything is written: collected into memory under the
  * `maxSourceBytes` guard (it is the small side), every primary-key column present, the non-nullable table
- * columns it would put a NULL into found (they are relaxed first), each batch aligned and cast to the
- * table, and the rows grouped by partition with each partition's key set (duplicates refused).
+ * columns it would put a NULL into found (they are relaxed first), the columns each batch lacks judged
+ * by `missingColumns` (missing-columns.ts), each batch aligned and cast to the table, and the rows grouped
+ * by partition with each partition's key set (duplicates refused).
  */
-import { alignToTable, columnsToRelax, withNullable } from "@deltalite/data-files";
+import { alignToTable, columnsToRelax, peekBatches, withNullable } from "@deltalite/data-files";
 import type { Snapshot } from "@deltalite/delta-log";
-import {
-  DeltaLiteError,
-  DeltaLiteSchemaMismatchError,
-  DeltaLiteSourceTooLargeError,
-} from "@deltalite/errors";
-import { type Data, RecordBatch, Table } from "apache-arrow";
+import { DeltaLiteSchemaMismatchError, DeltaLiteSourceTooLargeError } from "@deltalite/errors";
+import type { Data, RecordBatch, Table } from "apache-arrow";
+import type { InternalUpsertOptions } from "./hooks.js";
+import { columnsToKeep } from "./missing-columns.js";
 import { checkAborted, type TableShape } from "./shape.js";
 import { planSource, type SourcePartition } from "./source-batch.js";
-import type { UpsertOptions } from "./types.js";
 
 export type UpsertSource = Table | RecordBatch | AsyncIterable<RecordBatch> | Iterable<RecordBatch>;
 
-/** Default of `maxSourceBytes` (the seed's 2 GiB; the table layer may take it from DELTALITE_MAX_SOURCE_BYTES). */
+/** Default of `maxSourceBytes` (2 GiB, as the original deltalite; the table layer may take it from DELTALITE_MAX_SOURCE_BYTES). */
 export const DEFAULT_MAX_SOURCE_BYTES = 2 * 1024 ** 3;
 
 /** Bytes of the Arrow buffers of one batch (what the source guard counts). */
@@ -42,20 +40,21 @@ export async function ingestSource(
   snapshot: Snapshot,
   shape: TableShape,
   data: UpsertSource,
-  options: UpsertOptions,
+  options: InternalUpsertOptions,
   signal: AbortSignal,
 ): Promise<IngestedSource> {
   const label = snapshot.table;
   const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
   const collected = await collect(data, maxSourceBytes, label, signal);
   checkKeyColumns(collected, options.primaryKeys, label);
+  const keep = columnsToKeep(collected, snapshot.schema, shape, options, label);
   const relax = columnsToRelax(collected, snapshot.schema);
   const tableSchema = withNullable(snapshot.schema, relax);
-  const batches = collected
-    .map((b) => alignToTable(b, tableSchema, label, { noun: "source" }))
-    .filter((b) => b.numRows > 0);
+  const aligned = collected.map((b) => alignToTable(b, tableSchema, label, { noun: "source" }));
+  const nonEmpty = aligned.flatMap((b, i) => (b.numRows > 0 ? [i] : []));
   const partitions = planSource({
-    batches,
+    batches: nonEmpty.map((i) => aligned[i]!),
+    keepFromTarget: keep && nonEmpty.map((i) => keep[i]!),
     tableSchema,
     dataSchema: withNullable(shape.dataSchema, relax),
     partitionColumn: shape.partitionColumn,
@@ -95,25 +94,11 @@ async function collect(
     }
     return batch;
   };
-  // Checked first: a RecordBatch and a Table are also iterables (of rows).
-  if (data instanceof RecordBatch) return [guard(data)];
-  if (data instanceof Table) return data.batches.map(guard);
-  if (
-    typeof data !== "object" ||
-    data === null ||
-    !(Symbol.iterator in data || Symbol.asyncIterator in data)
-  ) {
-    throw new DeltaLiteError(
-      "generic",
-      "upsert data must be an Arrow Table, RecordBatch or (async) iterable of RecordBatches",
-    );
-  }
+  // Recognised by shape (any apache-arrow copy of the peer range), as write's data is.
+  const { batches } = await peekBatches(data);
   const out: RecordBatch[] = [];
-  for await (const batch of data as AsyncIterable<unknown>) {
+  for await (const batch of batches) {
     checkAborted(signal, table);
-    if (!(batch instanceof RecordBatch)) {
-      throw new DeltaLiteError("generic", "every item of the upsert data must be an Arrow RecordBatch");
-    }
     out.push(guard(batch));
   }
   return out;

@@ -6,9 +6,11 @@
  * `multipartPartSizeBytes` must be ≥ 5 MiB (the S3 store's minimum part), and NaN or a non-number is refused
  * everywhere (consumers that clamp would otherwise misread it: NaN probe workers decide no file). It also
  * sizes the process-wide probe cache when the call uses it, so an invalid DELTALITE_PROBE_CACHE_BYTES fails
- * here too. Errors are kind `generic` naming the table, the option and the value.
+ * here too. Errors are kind `invalid_argument` (`DeltaLiteInvalidArgumentError`) naming the table, the
+ * option and the value; the checks of `primaryKeys` / `partitionKey` against the table's columns are in
+ * shape.ts (they need the snapshot's schema).
  */
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import { globalProbeCache } from "@deltalite/probe-cache";
 import type { UpsertOptions } from "./types.js";
 
@@ -78,18 +80,32 @@ const NUMERIC_RULES: Record<NumericOption, NumberRule> = {
 
 const CODECS = ["snappy", "zstd", "uncompressed"] as const;
 const PRUNE_STRATEGIES = ["probe", "stats", "none"] as const;
+const MISSING_COLUMNS = ["null", "keep", "error"] as const;
 
-const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : String(value));
+/** The options whose value must be one of a few strings. */
+const CHOICES = {
+  codec: CODECS,
+  pruneStrategy: PRUNE_STRATEGIES,
+  missingColumns: MISSING_COLUMNS,
+} as const satisfies Partial<Record<keyof UpsertOptions, readonly string[]>>;
 
-function invalid(table: string, option: string, expected: string, value: unknown): DeltaLiteError {
-  return new DeltaLiteError(
-    "generic",
+const shown = (value: unknown) =>
+  typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
+
+function invalid(
+  table: string,
+  option: string,
+  expected: string,
+  value: unknown,
+): DeltaLiteInvalidArgumentError {
+  return new DeltaLiteInvalidArgumentError(
     `${table}: upsert option ${option} must be ${expected} (got ${shown(value)})`,
   );
 }
 
-/** Throws kind `generic` for the first option of `options` that is invalid (see the module comment). */
+/** Throws kind `invalid_argument` for the first option of `options` that is invalid (see the module comment). */
 export function validateUpsertOptions(options: UpsertOptions, table: string): void {
+  validateColumnNames(options, table);
   for (const [option, rule] of Object.entries(NUMERIC_RULES) as [NumericOption, NumberRule][]) {
     const value: unknown = options[option];
     if (value === undefined) continue;
@@ -97,14 +113,27 @@ export function validateUpsertOptions(options: UpsertOptions, table: string): vo
       throw invalid(table, option, rule.expected, value);
     }
   }
-  const codec: unknown = options.codec;
-  if (codec !== undefined && !(CODECS as readonly unknown[]).includes(codec)) {
-    throw invalid(table, "codec", `one of ${CODECS.join(", ")}`, codec);
-  }
-  const strategy: unknown = options.pruneStrategy;
-  if (strategy !== undefined && !(PRUNE_STRATEGIES as readonly unknown[]).includes(strategy)) {
-    throw invalid(table, "pruneStrategy", `one of ${PRUNE_STRATEGIES.join(", ")}`, strategy);
+  for (const [option, choices] of Object.entries(CHOICES) as [keyof typeof CHOICES, readonly string[]][]) {
+    const value: unknown = options[option];
+    if (value !== undefined && !(choices as readonly unknown[]).includes(value)) {
+      throw invalid(table, option, `one of ${choices.join(", ")}`, value);
+    }
   }
   // Sized from DELTALITE_PROBE_CACHE_BYTES on first use: an invalid value throws now, before any write.
   if (options.probeCache === undefined) globalProbeCache();
+}
+
+/** `primaryKeys`: a non-empty list of distinct column names; `partitionKey`: a name when given. */
+function validateColumnNames(options: UpsertOptions, table: string): void {
+  const keys: unknown = options.primaryKeys;
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => typeof k === "string" && k !== "")) {
+    throw invalid(table, "primaryKeys", "a non-empty list of column names", keys);
+  }
+  if (new Set(keys).size !== keys.length) {
+    throw invalid(table, "primaryKeys", "a list of distinct column names", keys);
+  }
+  const partitionKey: unknown = options.partitionKey;
+  if (partitionKey !== undefined && (typeof partitionKey !== "string" || partitionKey === "")) {
+    throw invalid(table, "partitionKey", "a column name", partitionKey);
+  }
 }

@@ -2,7 +2,9 @@
  * The rewrite of one partition: streams each hit file one row-group slice at a time, drops the rows whose
  * key the source replaces, and writes the survivors followed by the partition's source rows through one
  * streaming Parquet writer (files named and placed as delta-rs places them, rolling over at the target
- * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here.
+ * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here. When
+ * the partition keeps columns from the target (`missingColumns: "keep"`), each replaced row is written
+ * in place, built from its decoded batch (fill-from-target.ts), and only the unmatched source rows follow.
  */
 import {
   type LiveFileReadContext,
@@ -18,6 +20,7 @@ import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
+import { TargetFill } from "./fill-from-target.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -71,6 +74,8 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   // Target rows each source key replaced: MERGE updates every matching target row, so a key that several
   // target rows hold (a table written without the upsert) is written that many times.
   const matches = new Uint32Array(set.size);
+  // "keep": replaced rows are built from the target batch they replace (written in place of it).
+  const fill = TargetFill.of(partition, input.dataSchema);
   async function* rows(): AsyncGenerator<RecordBatch> {
     const collection = input.collection;
     for (const file of input.hitFiles) {
@@ -85,19 +90,29 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
           // Replaced rows' keys come back with the source rows: the file's keys are all in the output.
           collection?.add(keys.hashWords.subarray(0, 2 * keys.length), keys.nullKeys);
           const keep = new Int32Array(batch.numRows);
+          const drop = new Int32Array(batch.numRows);
+          const entries = new Int32Array(batch.numRows);
           let kept = 0;
+          let dropped = 0;
           for (let i = 0; i < batch.numRows; i++) {
             const entry = set.find(keys, i);
             if (entry < 0) keep[kept++] = i;
-            else matches[entry] = (matches[entry] as number) + 1;
+            else {
+              matches[entry] = (matches[entry] as number) + 1;
+              entries[dropped] = entry;
+              drop[dropped++] = i;
+            }
           }
-          if (kept < batch.numRows && input.onDroppedRows) {
-            await input.onDroppedRows(takeRows(batch, droppedRows(keep.subarray(0, kept), batch.numRows)));
+          if (dropped > 0 && input.onDroppedRows) {
+            await input.onDroppedRows(takeRows(batch, drop.subarray(0, dropped)));
           }
-          counts.rowsUpdated += batch.numRows - kept;
+          counts.rowsUpdated += dropped;
           counts.rowsCopied += kept;
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
+          if (fill && dropped > 0) {
+            yield* fill.replacingRows(batch, drop.subarray(0, dropped), entries.subarray(0, dropped));
+          }
         }
       } finally {
         reader?.close();
@@ -111,11 +126,14 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       const take: number[] = [];
       for (let i = 0; i < batch.numRows; i++) {
         const entry = set.find(keys, i);
-        const times = entry < 0 ? 1 : Math.max(1, matches[entry] as number);
-        if (entry >= 0 && (matches[entry] as number) > 0) counts.keysMatched++;
+        const matched = entry >= 0 && (matches[entry] as number) > 0;
+        if (matched) counts.keysMatched++;
+        // Without a fill a matched source row replaces each of its target rows here; with one, it did in place.
+        const times = !matched ? 1 : fill ? 0 : (matches[entry] as number);
         for (let k = 0; k < times; k++) take.push(i);
       }
-      yield take.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(take));
+      if (take.length === batch.numRows) yield batch;
+      else if (take.length > 0) yield takeRows(batch, Int32Array.from(take));
     }
   }
   const files: WrittenFile[] = [];
@@ -143,16 +161,4 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     ...counts,
     bytesWritten: files.reduce((n, f) => n + f.size, 0),
   };
-}
-
-/** The row indices in [0, numRows) that `kept` (ascending) does not hold. */
-function droppedRows(kept: Int32Array, numRows: number): Int32Array {
-  const out = new Int32Array(numRows - kept.length);
-  let k = 0;
-  let n = 0;
-  for (let i = 0; i < numRows; i++) {
-    if (k < kept.length && kept[k] === i) k++;
-    else out[n++] = i;
-  }
-  return out;
 }

@@ -1,13 +1,16 @@
 /**
  * The upsert's view of the table: its single partition column, the key columns as stored in data files,
  * the data-file and key schemas and the key types stats pruning needs — checked against the options with
- * no I/O — and what follows from it (the MERGE predicate text, the target file size).
+ * no I/O (an unknown key column or a `partitionKey` that is not the table's partition column is kind
+ * `invalid_argument`, with a "did you mean" hint) — and what follows from it (the MERGE predicate text, the
+ * target file size).
  */
 import type { Snapshot } from "@deltalite/delta-log";
 import {
   DeltaLiteError,
-  DeltaLiteSchemaMismatchError,
+  DeltaLiteInvalidArgumentError,
   DeltaLiteUnsupportedTableError,
+  didYouMean,
   isDeltaLiteError,
 } from "@deltalite/errors";
 import { Schema } from "apache-arrow";
@@ -26,23 +29,22 @@ export interface TableShape {
 export function tableShape(snapshot: Snapshot, options: UpsertOptions): TableShape {
   const table = snapshot.table;
   const partitionColumn = singlePartitionColumn(snapshot, options);
+  // validateUpsertOptions (options.ts) has checked the list itself: non-empty, distinct names.
   const keys = [...options.primaryKeys];
-  if (keys.length === 0) throw new DeltaLiteError("generic", `${table}: primaryKeys must not be empty`);
-  if (new Set(keys).size !== keys.length) {
-    throw new DeltaLiteError("generic", `${table}: primaryKeys lists a column twice (${keys.join(", ")})`);
-  }
   const fields = snapshot.deltaSchema.fields;
+  const names = fields.map((f) => f.name);
   for (const key of keys) {
-    if (!fields.some((f) => f.name === key)) {
-      throw new DeltaLiteSchemaMismatchError(`${table}: primary-key column ${key} is not a table column`);
+    if (!names.includes(key)) {
+      throw new DeltaLiteInvalidArgumentError(
+        `${table}: primary-key column ${key} is not a table column${didYouMean(key, names)}; the table's columns are ${names.join(", ")}`,
+      );
     }
   }
   // Inside one partition the partition value is constant: files never store it, so it is not matched on.
   const fileKeys = keys.filter((k) => k !== partitionColumn);
   if (fileKeys.length === 0) {
-    throw new DeltaLiteError(
-      "generic",
-      `${table}: the primary key must include a column besides the partition column`,
+    throw new DeltaLiteInvalidArgumentError(
+      `${table}: the primary key must include a column besides the partition column ${partitionColumn}`,
     );
   }
   const dataSchema = new Schema(snapshot.schema.fields.filter((f) => f.name !== partitionColumn));
@@ -73,12 +75,12 @@ function singlePartitionColumn(snapshot: Snapshot, options: UpsertOptions): stri
     );
   }
   const partitionColumn = partitions[0];
-  if (options.partitionKey !== undefined && options.partitionKey !== partitionColumn) {
-    throw new DeltaLiteError(
-      "generic",
+  const given = options.partitionKey;
+  if (given !== undefined && given !== partitionColumn) {
+    throw new DeltaLiteInvalidArgumentError(
       partitionColumn === undefined
-        ? `${table} is not partitioned, but partitionKey ${options.partitionKey} was given`
-        : `${table} is partitioned by ${partitionColumn}, not by partitionKey ${options.partitionKey}`,
+        ? `${table} is not partitioned (it has no partition column), but partitionKey ${given} was given; leave partitionKey out`
+        : `${table} is partitioned by ${partitionColumn}, not by partitionKey ${given}${didYouMean(given, partitions)}; pass partitionKey ${partitionColumn} or leave it out`,
     );
   }
   return partitionColumn;

@@ -2,7 +2,9 @@
  * The upsert's source, held in memory (it is the small side) once aligned to the table schema by
  * @deltalite/data-files (`alignToTable`, `columnsToRelax`): rows grouped by partition value with
  * data-files' `partitionRows` (a NULL partition value is an error), each partition's primary-key set built and checked for duplicates, and
- * each partition's rows projected to the data-file schema — all before anything is written.
+ * each partition's rows projected to the data-file schema — all before anything is written. With
+ * `missingColumns: "keep"` each partition batch also carries the columns its source batch lacked (the
+ * rewrite fills them from the target rows it replaces, fill-from-target.ts).
  */
 import { type PartitionRows, partitionRows } from "@deltalite/data-files";
 import { DeltaLiteError } from "@deltalite/errors";
@@ -22,9 +24,21 @@ export interface SourcePartition {
   batches: RecordBatch[];
   keys: SourceKeySet;
   rows: number;
+  /**
+   * Per batch: the rows of its source batch it holds, ascending (the key set's entries name source-batch
+   * rows; this maps them to rows of `batches`).
+   */
+  sourceRows: Int32Array[];
+  /**
+   * Per batch: the data-file columns its source batch lacked, which a replaced row takes from the target
+   * row it replaces (`missingColumns: "keep"`). Absent when no batch of the partition lacks one: source
+   * rows then replace target rows whole.
+   */
+  keepFromTarget?: (readonly string[])[] | undefined;
 }
 
-function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {
+/** A batch of `schema` over the given column data (all of `length` rows). */
+export function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {
   const data = makeData({ type: new Struct(schema.fields), length, children, nullCount: 0 } as never);
   return new RecordBatch(schema, data as never);
 }
@@ -49,6 +63,8 @@ export interface SourcePlanInput {
   label: string;
   /** The key hash (default XXH64; tests force collisions with another). */
   hasher?: KeyHasher | undefined;
+  /** Per batch of `batches`: the data-file columns to keep from replaced target rows (`"keep"` only). */
+  keepFromTarget?: readonly (readonly string[])[] | undefined;
 }
 
 /** Groups the (aligned) source by partition and builds each partition's key set; throws on duplicates. */
@@ -58,11 +74,12 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
     {
       values: Record<string, string | null>;
       label: string;
-      parts: { batch: RecordBatch; keys: EncodedKeys; rows: Int32Array }[];
+      parts: { batch: RecordBatch; keys: EncodedKeys; rows: Int32Array; keep: readonly string[] }[];
     }
   >();
-  for (const batch of input.batches) {
+  for (const [index, batch] of input.batches.entries()) {
     if (batch.numRows === 0) continue;
+    const keep = input.keepFromTarget?.[index] ?? [];
     const keys = encodeKeys(batch, input.fileKeys, { hasher: input.hasher });
     for (const { id, values, rows } of sourceRowsByPartition(batch, input)) {
       let group = groups.get(id);
@@ -75,7 +92,7 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
         };
         groups.set(id, group);
       }
-      group.parts.push({ batch, keys, rows });
+      group.parts.push({ batch, keys, rows, keep });
     }
   }
   const out: SourcePartition[] = [];
@@ -86,12 +103,17 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
       const selected = p.rows.length === p.batch.numRows ? p.batch : takeRows(p.batch, p.rows);
       return projectTo(selected, input.dataSchema);
     });
+    const keepFromTarget = group.parts.some((p) => p.keep.length > 0)
+      ? group.parts.map((p) => p.keep)
+      : undefined;
     out.push({
       values: group.values,
       label: group.label,
       batches,
       keys,
       rows: group.parts.reduce((n, p) => n + p.rows.length, 0),
+      sourceRows: group.parts.map((p) => p.rows),
+      ...(keepFromTarget ? { keepFromTarget } : {}),
     });
   }
   return out;

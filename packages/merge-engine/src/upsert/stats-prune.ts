@@ -1,5 +1,5 @@
 /**
- * Stats pruning for the upsert (SPEC §7 "Stats pruning"): a candidate file is ruled out when, for some key
+ * Stats pruning for the upsert: a candidate file is ruled out when, for some key
  * column whose stats may be trusted (delta-log's `columnBounds`: integer, date and string types; no long
  * beyond 2^53; no possibly truncated string max), no non-NULL-key source row of the partition has a value
  * inside the file's [min, max], or every key value in the file is NULL. Strings compare in code-point order

@@ -1,21 +1,55 @@
 /**
- * The upsert's public shapes: its options (the knobs this pipeline honours) and `UpsertStats`, the seed's
- * counters and per-phase timings camelCased.
+ * The upsert's public shapes: its options (the knobs this pipeline honours) and `UpsertStats`, the
+ * original deltalite's counters and per-phase timings camelCased. Test hooks (the key hasher, the budget
+ * observer) are not here: they live in hooks.ts, reachable through `@deltalite/merge-engine/internal`.
  */
 
-import type { BudgetObserver, ProcessBudgets } from "@deltalite/data-files";
+import type { ProcessBudgets } from "@deltalite/data-files";
 import type { PostCommitHooks } from "@deltalite/delta-log";
 import type { ParquetCodec } from "@deltalite/parquet-stream";
 import type { ProbeCache } from "@deltalite/probe-cache";
-import type { KeyHasher } from "../keys/key-hasher.js";
 
 export type PruneStrategy = "probe" | "stats" | "none";
 
+/**
+ * What a replaced row gets in the table columns the source lacks (key columns and the partition column are
+ * never "missing": the source must carry them):
+ * - `"null"` (default, the original deltalite's insert-or-replace): the source row replaces the target row
+ *   whole, so those columns become NULL;
+ * - `"keep"`: they keep the values of the target row being replaced (delta-rs / Spark MERGE
+ *   `whenMatchedUpdateAll` + `whenNotMatchedInsertAll` on a partial source); inserted rows get NULL there;
+ * - `"error"`: the upsert refuses a source that lacks any table column, with kind `schema_mismatch`
+ *   naming the columns, before anything is written.
+ *
+ * With `"null"` and `"keep"`, a NOT NULL table column the source lacks is first relaxed to nullable
+ * (inserted rows hold NULL there), as `UpsertStats.columnsRelaxed` reports.
+ */
+export type MissingColumns = "null" | "keep" | "error";
+
+/**
+ * Options of `upsert`.
+ *
+ * **Row identity.** A row is identified by its partition value and its primary key together: a source row
+ * replaces the target rows of the same partition whose key equals its own (NULL never equals anything, so
+ * a row with a NULL key column is always inserted). A key that arrives with another partition value than
+ * the row already in the table does not move that row: it inserts a second row in the new partition and the
+ * old one stays (as the original deltalite does, and as delta-rs MERGE does with the predicate
+ * `t.part = s.part AND t.key = s.key`). Within one partition the source must not repeat a key.
+ */
 export interface UpsertOptions {
-  /** Primary-key columns (top-level table columns). */
+  /**
+   * Primary-key columns (top-level table columns), matched within a partition (see row identity above).
+   * The source must carry every one of them.
+   */
   primaryKeys: readonly string[];
-  /** Must equal the table's partition column when given (the table may have at most one). */
+  /**
+   * The table's partition column, given as a check: when set it must name the table's partition column
+   * (an upsert supports tables with at most one), else the upsert refuses with kind `invalid_argument`
+   * saying what the table is partitioned by. Rows are matched within their partition either way.
+   */
   partitionKey?: string | undefined;
+  /** Columns the source lacks: NULL in replaced rows (default), kept from the target, or refused. */
+  missingColumns?: MissingColumns | undefined;
   /** Entries written flat into commitInfo. */
   commitMetadata?: Record<string, unknown> | undefined;
   /** How candidate files are narrowed before the rewrite (default "probe"). */
@@ -55,10 +89,6 @@ export interface UpsertOptions {
   processBudgets?: ProcessBudgets | undefined;
   /** The probe cache (default: the process-wide one). */
   probeCache?: ProbeCache | undefined;
-  /** Diagnostics: told every admitted / released byte and every decoded batch held (tests count live bytes). */
-  budgetObserver?: BudgetObserver | undefined;
-  /** The key hash (default XXH64). Tests pass a colliding one; equal keys must always hash equal. */
-  keyHasher?: KeyHasher | undefined;
   /** Source guard: Arrow buffer bytes of the whole source (default 2 GiB; 0 disables). */
   maxSourceBytes?: number | undefined;
   /** Re-plans after a retryable commit conflict (default 5). */

@@ -1,12 +1,13 @@
 /**
  * `upsert(snapshot, data, options)`: the whole pipeline in one call — validate everything (options, source
- * guard, schema, keys, partition key, NULL partition values, duplicate keys) before any write; per touched
- * partition take the live files as candidates, prune them by Add stats and/or the exact key probe, rewrite
- * the hit files with the source rows; then ONE `MERGE` commit of all removes and adds. A retryable commit
- * conflict re-plans against the newest snapshot (the source stays in memory), up to `maxReplans` times. On
- * a failure the files this call wrote are deleted (best effort; no log entry references them) — except
- * when the commit's outcome is unknown, when they are kept. The steps live beside it: shape.ts (the
- * table's view), ingest.ts (the source), partitions.ts (probe and rewrite), merge-commit.ts (the commit).
+ * guard, schema, keys, partition key, NULL partition values, duplicate keys, missing columns) before any
+ * write; per touched partition take the live files as candidates, prune them by Add stats and/or the exact
+ * key probe, rewrite the hit files with the source rows; then ONE `MERGE` commit of all removes and adds. A
+ * retryable commit conflict re-plans against the newest snapshot (the source stays in memory), up to
+ * `maxReplans` times. On a failure the files this call wrote are deleted (best effort; no log entry
+ * references them) — except when the commit's outcome is unknown, when they are kept. The steps live
+ * beside it: shape.ts (the table's view), ingest.ts (the source), partitions.ts (probe and rewrite),
+ * merge-commit.ts (the commit). `upsertWithHooks` is the same call with the test hooks (hooks.ts).
  */
 import { setMaxListeners } from "node:events";
 import { CallBudgets } from "@deltalite/data-files";
@@ -21,6 +22,7 @@ import {
 import { DeltaLiteError, isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
 import { globalProbeCache } from "@deltalite/probe-cache";
 import { defaultKeyHasher } from "../keys/key-hasher.js";
+import { type InternalUpsertOptions, type UpsertHooks, withHooks } from "./hooks.js";
 import { ingestSource, type UpsertSource } from "./ingest.js";
 import { type AttemptStats, commitMerge, mergeActions, newAttemptStats } from "./merge-commit.js";
 import { validateUpsertOptions } from "./options.js";
@@ -31,16 +33,28 @@ import type { UpsertOptions, UpsertStats } from "./types.js";
 
 const now = () => performance.now();
 
-/** Replaces rows whose primary key exists in the partition and inserts the rest, in one commit. */
-export async function upsert(
+/**
+ * Upserts `data` into the table in one atomic MERGE commit: every source row replaces the target rows of
+ * the same partition with an equal primary key, and is inserted where there is none. A row's identity is
+ * (partition value, primary key): a key that arrives with another partition value inserts a second row and
+ * leaves the old one (see `UpsertOptions`). Columns the source lacks follow `options.missingColumns`
+ * (default `"null"`: NULL in replaced rows). Everything is validated before anything is written; a failed
+ * upsert leaves the table as it was. Bad options are kind `invalid_argument`.
+ */
+export function upsert(snapshot: Snapshot, data: UpsertSource, options: UpsertOptions): Promise<UpsertStats> {
+  return upsertWithHooks(snapshot, data, options, {});
+}
+
+/** `upsert` with test hooks (a key hasher, a budget observer); reachable from `@deltalite/merge-engine/internal`. */
+export async function upsertWithHooks(
   snapshot: Snapshot,
   data: UpsertSource,
-  options: UpsertOptions,
+  publicOptions: UpsertOptions,
+  hooks: UpsertHooks,
 ): Promise<UpsertStats> {
+  const options = withHooks(publicOptions, hooks);
+  validateUpsertOptions(options, snapshot.table);
   const timeoutMs = options.timeoutMs;
-  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {
-    throw new DeltaLiteError("generic", `timeoutMs must be a positive integer (got ${timeoutMs})`);
-  }
   // The whole-call deadline: one signal for every wait and request of this call.
   const deadline = new AbortController();
   const timer =
@@ -72,11 +86,10 @@ export async function upsert(
 async function upsertWithin(
   snapshot: Snapshot,
   data: UpsertSource,
-  options: UpsertOptions,
+  options: InternalUpsertOptions,
   signal: AbortSignal,
 ): Promise<UpsertStats> {
   const started = now();
-  validateUpsertOptions(options, snapshot.table);
   const label = snapshot.table;
   checkAborted(signal, label);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
@@ -164,7 +177,7 @@ async function planAndCommit(
   snapshot: Snapshot,
   partitions: readonly SourcePartition[],
   shape: TableShape,
-  options: UpsertOptions,
+  options: InternalUpsertOptions,
   attempt: number,
   budgets: CallBudgets,
   callSignal: AbortSignal,
@@ -229,7 +242,7 @@ async function planAndCommit(
 function attemptContext(
   snapshot: Snapshot,
   shape: TableShape,
-  options: UpsertOptions,
+  options: InternalUpsertOptions,
   budgets: CallBudgets,
   signal: AbortSignal,
 ): AttemptContext {

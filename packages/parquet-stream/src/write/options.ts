@@ -1,5 +1,5 @@
 /**
- * The writer's knobs, their defaults (SPEC §3 and §7) and their validation. Sizes are bytes.
+ * The writer's knobs, their defaults and their validation. Sizes are bytes.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { Schema } from "apache-arrow";

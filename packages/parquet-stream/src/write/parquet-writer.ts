@@ -21,10 +21,13 @@ import {
 import { MAX_SLICE_ROWS, sliceBytesFor, wasmSlices } from "./wasm-batches.js";
 
 /** One Parquet object the writer completed. */
+/** One Parquet object `writeParquetFiles` wrote. */
 export interface WrittenFile {
+  /** The object's key in the store (from `nextKey`). */
   key: string;
   /** Object size in bytes. */
   size: number;
+  /** Rows in the file. */
   numRows: number;
   /** The parsed footer (statistics decoded with FOOTER_PARSERS: raw integers for dates and timestamps). */
   metadata: FileMetaData;

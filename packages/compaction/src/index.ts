@@ -1,0 +1,29 @@
+/**
+ * @deltalite/compaction: `compact` — small files of a Delta table rewritten into bins planned exactly as
+ * delta-rs's `optimize.compact` plans them, streamed in bounded memory through the budgets every engine of
+ * the process shares, committed as one OPTIMIZE with `dataChange: false` — and its building blocks (the
+ * planner, delta-rs's file order, the metrics); and `restore`, one RESTORE commit back to an earlier version
+ * or instant, as delta-rs's `DeltaTable.restore`.
+ */
+export { compact, planTableCompaction } from "./compact.js";
+export { filesInDeltaRsOrder, orderByVersion } from "./file-order.js";
+export { operationMetricsOf, optimizeMetrics, sizeSummary } from "./metrics.js";
+export { type PartitionFilter, resolvePartitionFilter } from "./partition-filter.js";
+export {
+  type CompactionBin,
+  type CompactionPlan,
+  DEFAULT_TARGET_FILE_SIZE,
+  type PlanInput,
+  planCompaction,
+  targetFileSizeFor,
+} from "./plan.js";
+export { planRestore, type RestorePlan, restoredProtocol } from "./restore/plan.js";
+export { restore } from "./restore/restore.js";
+export type { RestoreMetrics, RestoreOptions, RestoreResult, RestoreTarget } from "./restore/types.js";
+export type {
+  CompactOptions,
+  CompactResult,
+  FileSizeSummary,
+  OptimizeMetrics,
+  PartitionValueMatch,
+} from "./types.js";

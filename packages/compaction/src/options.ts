@@ -1,0 +1,101 @@
+/**
+ * Owns the validation of `CompactOptions` as a whole, run before anything is read or written: unknown option
+ * names (with a "did you mean"), numbers out of range, wrong types. Every failure is
+ * `DeltaLiteInvalidArgumentError` naming the table, the option and the value. Partition filters are checked
+ * against the table in partition-filter.ts; reserved commitMetadata keys by delta-log's commitInfo builder.
+ */
+import { buildCommitInfo } from "@deltalite/delta-log";
+import { DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
+import type { CompactOptions } from "./types.js";
+
+/** The smallest multipart part S3 accepts for every part but the last. */
+const MIN_MULTIPART_PART_SIZE_BYTES = 5 * 1024 * 1024;
+
+type Rule = { accepts: (value: number) => boolean; expected: string };
+
+const integerAtLeast = (minimum: number): Rule => ({
+  accepts: (v) => Number.isSafeInteger(v) && v >= minimum,
+  expected: `an integer ≥ ${minimum}`,
+});
+
+const NUMERIC: Record<string, Rule> = {
+  targetFileSize: integerAtLeast(1),
+  minPartitionRemovableFiles: integerAtLeast(1),
+  maxParallelBins: integerAtLeast(1),
+  maxParallelFiles: integerAtLeast(1),
+  maxBufferedBytes: integerAtLeast(1),
+  maxFetchBytes: integerAtLeast(1),
+  readBatchSize: integerAtLeast(1),
+  maxDecodedFileBytes: integerAtLeast(1),
+  maxRowGroupDecodedBytes: integerAtLeast(1),
+  maxBinsPerCommit: integerAtLeast(1),
+  maxReplanRounds: integerAtLeast(0),
+  commitMaxRetries: integerAtLeast(0),
+  multipartThresholdBytes: integerAtLeast(1),
+  multipartPartSizeBytes: integerAtLeast(MIN_MULTIPART_PART_SIZE_BYTES),
+  multipartConcurrency: integerAtLeast(1),
+  rangeGetPartSizeBytes: integerAtLeast(1),
+  rangeGetConcurrency: integerAtLeast(1),
+  readAheadRowGroups: integerAtLeast(0),
+  permitWaitTimeoutMs: integerAtLeast(1),
+};
+
+const OTHER = new Set([
+  "partitions",
+  "dryRun",
+  "commitMetadata",
+  "processBudgets",
+  "budgetObserver",
+  "hooks",
+  "signal",
+]);
+
+const KNOWN = new Set([...Object.keys(NUMERIC), ...OTHER]);
+
+const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : String(value));
+
+function invalid(table: string, option: string, expected: string, value: unknown) {
+  return new DeltaLiteInvalidArgumentError(
+    `${table}: compact option ${option} must be ${expected} (got ${shown(value)})`,
+  );
+}
+
+/** Throws `invalid_argument` for the first bad option (see the module comment). */
+export function validateCompactOptions(options: CompactOptions, table: string): void {
+  if (typeof options !== "object" || options === null) {
+    throw new DeltaLiteInvalidArgumentError(`${table}: compact options must be an object`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!KNOWN.has(name)) {
+      throw new DeltaLiteInvalidArgumentError(
+        `${table}: unknown compact option ${JSON.stringify(name)}${didYouMean(name, KNOWN)}`,
+      );
+    }
+  }
+  const record = options as Record<string, unknown>;
+  for (const [name, rule] of Object.entries(NUMERIC)) {
+    const value = record[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !rule.accepts(value)) throw invalid(table, name, rule.expected, value);
+  }
+  if (options.dryRun !== undefined && typeof options.dryRun !== "boolean") {
+    throw invalid(table, "dryRun", "a boolean", options.dryRun);
+  }
+  const metadata: unknown = options.commitMetadata;
+  if (
+    metadata !== undefined &&
+    (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))
+  ) {
+    throw invalid(table, "commitMetadata", "an object", metadata);
+  }
+  // Reserved commitInfo keys are refused by the commit path's own builder: asked now, before any write.
+  if (metadata !== undefined)
+    buildCommitInfo({ operation: "OPTIMIZE", commitMetadata: options.commitMetadata });
+  const partitions: unknown = options.partitions;
+  if (
+    partitions !== undefined &&
+    (typeof partitions !== "object" || partitions === null || Array.isArray(partitions))
+  ) {
+    throw invalid(table, "partitions", "an object of column → value(s)", partitions);
+  }
+}

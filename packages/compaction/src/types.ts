@@ -1,0 +1,120 @@
+/**
+ * The compaction's public shapes: `CompactOptions` (the knobs of the seed's Compaction section and the
+ * upstream's `compact`, camelCased) and `CompactResult` (our counters plus delta-rs's OPTIMIZE metrics under
+ * delta-rs's own names).
+ */
+import type { BudgetObserver, ProcessBudgets } from "@deltalite/data-files";
+import type { PostCommitHooks } from "@deltalite/delta-log";
+
+/** A partition value to match: one value, or any of several (delta-rs's `=` and `in` partition filters). */
+export type PartitionValueMatch = string | null | readonly (string | null)[];
+
+export interface CompactOptions {
+  /** Bins close at this many stored bytes (default: the table's `delta.targetFileSize`, else 100 MiB). */
+  targetFileSize?: number | undefined;
+  /**
+   * Limit compaction to partitions whose values match every entry (column → value or values), as delta-rs's
+   * `partition_filters` of `=` / `in`. Values are the partition values as the log holds them (strings).
+   */
+  partitions?: Readonly<Record<string, PartitionValueMatch>> | undefined;
+  /**
+   * A partition is compacted only when its bins remove at least this many more files than they write (files
+   * removed − bins, as the original deltalite counts; default 1: every partition with a bin).
+   */
+  minPartitionRemovableFiles?: number | undefined;
+  /** Bins rewritten at once (default 2; also bounded by the process-wide partitions budget). */
+  maxParallelBins?: number | undefined;
+  /** Data files open at once (default 4). */
+  maxParallelFiles?: number | undefined;
+  /** Decoded Arrow bytes of input batches in flight (default 64 MiB, shared with the process budget). */
+  maxBufferedBytes?: number | undefined;
+  /** Compressed bytes fetched and not yet decoded (default 128 MiB). */
+  maxFetchBytes?: number | undefined;
+  /** Rows per decoded input batch (default 8192, DataFusion's batch size). */
+  readBatchSize?: number | undefined;
+  /** An output file closes once this many decoded bytes went into it (default 1 GiB). */
+  maxDecodedFileBytes?: number | undefined;
+  /** A row group closes at this many uncompressed bytes (default 128 MiB). */
+  maxRowGroupDecodedBytes?: number | undefined;
+  /** Bins per OPTIMIZE commit (default: all in one commit). */
+  maxBinsPerCommit?: number | undefined;
+  /** Re-plans of partitions whose bins a concurrent commit invalidated (default 1). */
+  maxReplanRounds?: number | undefined;
+  /** Commit retries after losing a race (default 15). */
+  commitMaxRetries?: number | undefined;
+  /** Plan only: nothing is read, written or committed (default false). */
+  dryRun?: boolean | undefined;
+  /** Entries written flat into commitInfo. */
+  commitMetadata?: Record<string, unknown> | undefined;
+  multipartThresholdBytes?: number | undefined;
+  multipartPartSizeBytes?: number | undefined;
+  multipartConcurrency?: number | undefined;
+  rangeGetPartSizeBytes?: number | undefined;
+  rangeGetConcurrency?: number | undefined;
+  readAheadRowGroups?: number | undefined;
+  /** How long one wait for budget permits may last (default 10 min). */
+  permitWaitTimeoutMs?: number | undefined;
+  /** The shared budgets (default: the process-wide ones). */
+  processBudgets?: ProcessBudgets | undefined;
+  /** Diagnostics: every admitted / released byte and every decoded batch held. */
+  budgetObserver?: BudgetObserver | undefined;
+  /** Post-commit maintenance (default: delta-log's checkpoint + log cleanup). */
+  hooks?: PostCommitHooks | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** delta-rs's `MetricDetails`: sizes of the files added or removed. */
+export interface FileSizeSummary {
+  avg: number;
+  max: number;
+  min: number;
+  totalFiles: number;
+  totalSize: number;
+}
+
+/** delta-rs's OPTIMIZE metrics (python `optimize.compact()`'s dict), by delta-rs's names. */
+export interface OptimizeMetrics {
+  numFilesAdded: number;
+  numFilesRemoved: number;
+  filesAdded: FileSizeSummary;
+  filesRemoved: FileSizeSummary;
+  partitionsOptimized: number;
+  numBatches: number;
+  totalConsideredFiles: number;
+  totalFilesSkipped: number;
+  preserveInsertionOrder: boolean;
+  plannerStrategy: string;
+  preservedStableOrder: boolean;
+  maxBinSpanFiles: number;
+}
+
+/** delta-rs's metrics (its `numFilesAdded` / `numFilesRemoved` are the file counts) plus our counters. */
+export interface CompactResult extends OptimizeMetrics {
+  /** The last version this call committed (the snapshot's when nothing was committed). */
+  version: number;
+  dryRun: boolean;
+  filesConsidered: number;
+  filesSkipped: number;
+  partitionsCompacted: number;
+  /** Bins committed (planned, in a dry run). */
+  bins: number;
+  bytesRemoved: number;
+  bytesAdded: number;
+  rowsRewritten: number;
+  batchesRead: number;
+  /** Bins rewritten at once. */
+  parallelBins: number;
+  commits: number;
+  /** Lost races the commit path rebased past. */
+  commitRetries: number;
+  /** Bins dropped because a concurrent commit removed one of their inputs (their output deleted). */
+  binsDropped: number;
+  replanRounds: number;
+  largestBinFiles: number;
+  planMs: number;
+  rewriteMs: number;
+  commitMs: number;
+  executionTimeMs: number;
+  /** Set when post-commit maintenance failed; the commit itself is durable. */
+  maintenanceError?: unknown;
+}

@@ -1,0 +1,102 @@
+/**
+ * Test helpers of the compaction suites: one oracle connection and temp folder per suite, tables built by
+ * delta-rs (ops_optimize.optimize_build) and copied byte for byte to a deltalite copy and a delta-rs copy,
+ * and the removed files of a commit grouped by partition.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Snapshot } from "@deltalite/delta-log";
+import { LocalFileStore } from "@deltalite/object-store";
+import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
+import { afterAll, beforeAll } from "vitest";
+
+export type BuildStep =
+  | {
+      op: "append";
+      rows: number;
+      start: number;
+      parts?: string[];
+      pad?: number;
+      mode?: "append" | "overwrite";
+    }
+  | { op: "delete"; predicate: string }
+  | { op: "optimize"; target_size?: number };
+
+export interface OracleCommit {
+  protocol?: Record<string, unknown> | null;
+  metaData?: Record<string, unknown> | null;
+  commitInfo: Record<string, unknown> & {
+    operation?: string;
+    operationParameters?: Record<string, string>;
+    operationMetrics?: Record<string, unknown>;
+  };
+  removed: {
+    path: string;
+    partitionValues?: Record<string, string | null>;
+    size: number;
+    dataChange: boolean;
+  }[];
+  added: {
+    path: string;
+    partitionValues: Record<string, string | null>;
+    size: number;
+    dataChange: boolean;
+  }[];
+}
+
+export interface Workspace {
+  readonly oracle: Oracle;
+  readonly dir: string;
+  /** Builds a table with delta-rs at `<dir>/<name>-ours` and copies it to `<dir>/<name>-theirs`. */
+  build(
+    name: string,
+    steps: BuildStep[],
+    partitioned: boolean,
+    configuration?: Record<string, string>,
+  ): Promise<{ ours: string; theirs: string }>;
+}
+
+export function workspace(prefix: string): Workspace {
+  const ws = {
+    oracle: undefined as unknown as Oracle,
+    dir: "",
+    async build(
+      name: string,
+      steps: BuildStep[],
+      partitioned: boolean,
+      configuration?: Record<string, string>,
+    ) {
+      const ours = join(ws.dir, `${name}-ours`);
+      const theirs = join(ws.dir, `${name}-theirs`);
+      await ws.oracle.call("optimize_build", { uris: [ours, theirs], steps, partitioned, configuration });
+      return { ours, theirs };
+    },
+  };
+  beforeAll(async () => {
+    ws.oracle = await connectOracle();
+    ws.dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    ws.oracle?.close();
+    if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
+  });
+  return ws;
+}
+
+export function openLocal(path: string): Promise<Snapshot> {
+  return Snapshot.open(new LocalFileStore(path));
+}
+
+/** partition id → sorted removed paths. */
+export function removedByPartition(
+  removed: readonly { path: string; partitionValues?: Record<string, string | null> | null }[],
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const r of removed) {
+    const id = JSON.stringify(r.partitionValues ?? {});
+    out[id] = [...(out[id] ?? []), r.path];
+  }
+  for (const list of Object.values(out)) list.sort();
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * Reading a verb's option values: the table URI, strings, counts, byte sizes (units.ts), lists,
+ * `KEY=VALUE` entries and choices — each mistake an invalid_argument naming the flag.
+ */
+import { didYouMean } from "@deltalite/errors";
+import { usageError, type VerbContext } from "./framework.js";
+import { parseByteSize, parseCount } from "./units.js";
+
+/** The single table URI a verb takes (a local path resolved from the caller's directory). */
+export function requireUri(ctx: VerbContext): string {
+  const [uri, ...extra] = ctx.positionals;
+  if (uri === undefined || uri === "")
+    throw usageError("missing table URI (a local path or s3://bucket/path)");
+  if (extra.length > 0) throw usageError(`unexpected arguments: ${extra.join(" ")}`);
+  return ctx.resolve(uri);
+}
+
+/** A non-negative integer option (digits only); undefined when absent. */
+export function countFlag(ctx: VerbContext, name: string): number | undefined {
+  const raw = stringFlag(ctx, name);
+  return raw === undefined ? undefined : parseCount(raw, `--${name}`);
+}
+
+/** A byte-size option (`64MiB`, `1GB`, `1048576`); undefined when absent. */
+export function bytesFlag(ctx: VerbContext, name: string): number | undefined {
+  const raw = stringFlag(ctx, name);
+  return raw === undefined ? undefined : parseByteSize(raw, `--${name}`);
+}
+
+/** A string option's value, or undefined when absent. */
+export function stringFlag(ctx: VerbContext, name: string): string | undefined {
+  const raw = ctx.values[name];
+  return typeof raw === "string" ? raw : undefined;
+}
+
+/** Parses a comma-separated list option ("a,b"); undefined when absent, an error on empty items. */
+export function listFlag(ctx: VerbContext, name: string): string[] | undefined {
+  const raw = stringFlag(ctx, name);
+  if (raw === undefined) return undefined;
+  const items = raw.split(",").map((c) => c.trim());
+  if (items.some((c) => c === "")) throw usageError(`--${name} needs a comma-separated list of names`);
+  return items;
+}
+
+/** `KEY=VALUE` entries of a repeatable option as an object. */
+export function keyValueFlag(ctx: VerbContext, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of (ctx.values[name] as string[] | undefined) ?? []) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) throw usageError(`--${name} needs KEY=VALUE (got ${JSON.stringify(entry)})`);
+    out[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return out;
+}
+
+/** One of `choices` (undefined when absent), or an invalid_argument naming them. */
+export function choiceFlag<T extends string>(
+  ctx: VerbContext,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const raw = stringFlag(ctx, name);
+  if (raw === undefined || (choices as readonly string[]).includes(raw)) return raw as T | undefined;
+  throw usageError(
+    `--${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})${didYouMean(String(raw), choices)}`,
+  );
+}

@@ -1,0 +1,76 @@
+"""Oracle ops for exactly-once batches and deletes: delta-rs 1.6.6 `DeltaTable.transaction_version(app_id)`,
+writes / MERGEs / deletes that carry a `Transaction(app_id, version)` through `CommitProperties`, and
+delta-rs `delete(predicate)` with its metrics and the commit it made (or that it made none). The MERGE with
+a delete flag is op_merge_delta_rs (ops_merge.py, `delete_column`)."""
+
+import pyarrow.ipc as ipc
+
+
+def _read_ipc(path):
+    with open(path, "rb") as source:
+        return ipc.open_file(source).read_all()
+
+
+def _commit_properties(args):
+    from deltalake import CommitProperties, Transaction
+
+    txn = args.get("txn")
+    if not txn:
+        return None
+    return CommitProperties(app_transactions=[Transaction(txn["appId"], int(txn["version"]))])
+
+
+def op_txn_version(args):
+    """args: {uri, app_id, storage_options?}. delta-rs's `transaction_version(app_id)` (None when absent)."""
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(args["uri"], storage_options=args.get("storage_options") or None)
+    return {"version": dt.version(), "txnVersion": dt.transaction_version(args["app_id"])}
+
+
+def op_txn_write(args):
+    """args: {uri, data: IPC path, txn: {appId, version}, mode?, partition_by?}. write_deltalake carrying the
+    txn. Returns {version}."""
+    from deltalake import DeltaTable, write_deltalake
+
+    write_deltalake(
+        args["uri"],
+        _read_ipc(args["data"]),
+        mode=args.get("mode", "append"),
+        partition_by=args.get("partition_by") or None,
+        commit_properties=_commit_properties(args),
+    )
+    return {"version": DeltaTable(args["uri"]).version()}
+
+
+def op_delete_delta_rs(args):
+    """args: {uri, predicate?: SQL text, txn?}. delta-rs delete; returns {committed, version, metrics,
+    commitInfo (of the new commit, or None), removed: [paths], added: [paths]} — the file actions of the
+    commit, read from its JSON."""
+    import json
+    import os
+
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(args["uri"])
+    before = dt.version()
+    metrics = dt.delete(args.get("predicate"), commit_properties=_commit_properties(args))
+    after = DeltaTable(args["uri"]).version()
+    out = {"committed": after > before, "version": after, "metrics": metrics, "commitInfo": None}
+    out["removed"], out["added"] = [], []
+    if after > before:
+        path = os.path.join(args["uri"], "_delta_log", f"{after:020d}.json")
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                action = json.loads(line)
+                if "commitInfo" in action:
+                    out["commitInfo"] = action["commitInfo"]
+                elif "remove" in action:
+                    out["removed"].append(action["remove"]["path"])
+                elif "add" in action:
+                    out["added"].append(action["add"]["path"])
+    out["removed"].sort()
+    out["added"].sort()
+    return out
