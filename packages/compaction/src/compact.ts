@@ -33,7 +33,7 @@ export async function planTableCompaction(
   only?: ReadonlySet<string>,
 ): Promise<{ plan: CompactionPlan; filter: PartitionFilter }> {
   const filter = resolvePartitionFilter(snapshot, options.partitions);
-  const files = await filesInDeltaRsOrder(snapshot, options.signal);
+  const files = filesInDeltaRsOrder(snapshot);
   const plan = planCompaction({
     files,
     partitionColumns: snapshot.partitionColumns,
