@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The API reference (`pnpm docs`): TypeDoc over every entry point of every publishable package — each
+ * The API reference (`pnpm api-docs`): TypeDoc over every entry point of every publishable package — each
  * `exports` subpath of a package.json that is not private, read from its source — merged into one HTML site
  * (`docs/api/` by default, git-ignored). Each entry point is converted on its own with the package's
  * tsconfig (so `notExported` is checked per entry point), written as TypeDoc JSON to a temp folder, then the

@@ -1,6 +1,6 @@
 /**
  * The docs for users, checked as CI checks them:
- * - `pnpm docs` (tools/docs/build-api-docs.mjs) builds the API reference of every publishable package's
+ * - `pnpm api-docs` (tools/docs/build-api-docs.mjs) builds the API reference of every publishable package's
  *   entry points with no TypeDoc warning (invalid `{@link}`s, types referenced but not exported) and no
  *   broken link inside the generated HTML;
  * - every README.md / CLI.md in the repository has no broken relative link (file or `#heading`);

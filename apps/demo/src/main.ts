@@ -7,7 +7,7 @@
  * (the test command builds it), delta-rs — the reference implementation — also reads the table and must see
  * the same rows as our scan. The table is kept, and its path printed, so the CLI can be tried on it.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
@@ -66,11 +66,16 @@ async function sortedRows(batches: AsyncIterable<RecordBatch>): Promise<string[]
   return rows.sort();
 }
 
-/** Runs the installed `deltalite` CLI (this workspace's build) as a user would, printing command and output. */
+/**
+ * Runs the `deltalite` CLI (this workspace's build) as a user would, printing the command, then what the CLI
+ * printed on stdout and, after it, its stderr (e.g. scan's summary line).
+ */
 function showCli(args: string[]): void {
   const bin = fileURLToPath(new URL("./cli.js", import.meta.resolve("deltalite")));
   console.log(`\n$ npx deltalite ${args.join(" ")}`);
-  process.stdout.write(execFileSync(process.execPath, [bin, ...args], { encoding: "utf8" }));
+  const run = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
+  process.stdout.write(run.stdout + run.stderr);
+  if (run.status !== 0) throw new Error(`deltalite ${args[0]} exited with ${run.status}`);
 }
 
 /**

@@ -1,9 +1,20 @@
 /**
  * deltalite: the package applications import. `DeltaLiteTable` (create, open at a version or timestamp,
- * write, scan, in-memory properties, reload, history, vacuum), the error hierarchy, the storage layer and
+ * write, upsert, scan, compact, restore, in-memory properties, reload, history, vacuum), the error hierarchy, the storage layer and
  * the process-level probe-cache controls.
  */
 
+export type {
+  CompactOptions,
+  CompactResult,
+  FileSizeSummary,
+  OptimizeMetrics,
+  PartitionValueMatch,
+  RestoreMetrics,
+  RestoreOptions,
+  RestoreResult,
+  RestoreTarget,
+} from "@deltalite/compaction";
 export {
   type BatchSource,
   type LimitsSnapshot,

@@ -6,7 +6,18 @@
  */
 
 import {
+  type CompactOptions,
+  type CompactResult,
+  compact as compactTable,
+  type RestoreOptions,
+  type RestoreResult,
+  type RestoreTarget,
+  restore as restoreTable,
+} from "@deltalite/compaction";
+import {
+  ArrowAdopter,
   type BatchSource,
+  isArrowSchema,
   type ScanOptions,
   scanTable,
   type TableScan,
@@ -69,14 +80,14 @@ function createHint(uri: string): string {
 }
 
 /**
- * Told apart by shape, not `instanceof Schema`: the Delta form is `{ type: "struct", fields }`, an Arrow
- * Schema (of any apache-arrow copy, the app's own included) has `fields` and no `type`, and is read by
- * its fields' type ids. Anything else goes to the Delta parser, which says what is wrong with it.
+ * Told apart by shape, not `instanceof Schema`: an Arrow Schema of any apache-arrow copy (the app's own
+ * included) is adopted as ours by the one recognition module of data-files, then converted; anything else
+ * goes to the Delta parser, which says what is wrong with it.
  */
 function toDeltaSchema(schema: Schema | DeltaSchema | string): DeltaSchema {
   if (typeof schema === "string") return parseSchemaString(schema);
-  const arrowShaped = !("type" in schema) && Array.isArray((schema as { fields?: unknown }).fields);
-  return arrowShaped ? arrowSchemaToDelta(schema as Schema) : parseSchemaString(JSON.stringify(schema));
+  if (isArrowSchema(schema)) return arrowSchemaToDelta(new ArrowAdopter().schema(schema));
+  return parseSchemaString(JSON.stringify(schema));
 }
 
 /** The merge engine's counters and timings, plus the handle's one-time `initialOpenMs`. */
@@ -271,6 +282,35 @@ export class DeltaLiteTable {
       throw new DeltaLiteError("generic", "history limit must be a non-negative integer");
     }
     return this.#snapshot.history(limit, options);
+  }
+
+  /**
+   * Rewrites small files into bins planned exactly as delta-rs's `optimize.compact` plans them, streamed in
+   * bounded memory; one OPTIMIZE commit (`dataChange: false`) per `maxBinsPerCommit` bins, none when there is
+   * nothing to do. The handle moves to the last committed version.
+   */
+  compact(options: CompactOptions = {}): Promise<CompactResult> {
+    return this.#serial(async () => {
+      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
+      const result = await compactTable(latest, options);
+      this.#snapshot = result.commits > 0 ? await reloadedOrAsIs(latest, {}) : latest;
+      return result;
+    });
+  }
+
+  /**
+   * One RESTORE commit that makes the table's files those live at `target` (a version, or an instant: Date,
+   * epoch ms or ISO 8601 text), as delta-rs's restore; refused with `not_found` when a file it needs was
+   * vacuumed. The handle moves to the new version.
+   */
+  restore(target: RestoreTarget, options: RestoreOptions = {}): Promise<RestoreResult> {
+    return this.#serial(async () => {
+      const signal = options.signal ? { signal: options.signal } : {};
+      const latest = await this.#snapshot.reload(signal);
+      const result = await restoreTable(latest, target, options);
+      this.#snapshot = await reloadedOrAsIs(latest, signal);
+      return result;
+    });
   }
 
   /** Deletes files the table no longer needs (see VacuumOptions); commits only when files are deleted. */

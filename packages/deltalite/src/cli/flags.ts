@@ -42,15 +42,18 @@ export function listFlag(ctx: VerbContext, name: string): string[] | undefined {
   return items;
 }
 
-/** `KEY=VALUE` entries of a repeatable option as an object. */
-export function keyValueFlag(ctx: VerbContext, name: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of (ctx.values[name] as string[] | undefined) ?? []) {
+/** `KEY=VALUE` entries of a repeatable option, in the order given (a key may repeat). */
+export function keyValueEntries(ctx: VerbContext, name: string): [string, string][] {
+  return ((ctx.values[name] as string[] | undefined) ?? []).map((entry) => {
     const eq = entry.indexOf("=");
     if (eq <= 0) throw usageError(`--${name} needs KEY=VALUE (got ${JSON.stringify(entry)})`);
-    out[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return out;
+    return [entry.slice(0, eq), entry.slice(eq + 1)];
+  });
+}
+
+/** `KEY=VALUE` entries of a repeatable option as an object (a repeated key keeps its last value). */
+export function keyValueFlag(ctx: VerbContext, name: string): Record<string, string> {
+  return Object.fromEntries(keyValueEntries(ctx, name));
 }
 
 /** One of `choices` (undefined when absent), or an invalid_argument naming them. */

@@ -2,8 +2,18 @@
 import type { Verb } from "./framework.js";
 import { infoVerb } from "./verbs-info.js";
 import { historyVerb, vacuumVerb } from "./verbs-log.js";
+import { compactVerb, restoreVerb } from "./verbs-maintain.js";
 import { scanVerb } from "./verbs-scan.js";
 import { upsertVerb } from "./verbs-upsert.js";
 import { writeVerb } from "./verbs-write.js";
 
-export const verbs: readonly Verb[] = [infoVerb, historyVerb, scanVerb, writeVerb, upsertVerb, vacuumVerb];
+export const verbs: readonly Verb[] = [
+  infoVerb,
+  historyVerb,
+  scanVerb,
+  writeVerb,
+  upsertVerb,
+  compactVerb,
+  restoreVerb,
+  vacuumVerb,
+];
