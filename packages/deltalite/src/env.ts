@@ -1,5 +1,5 @@
 /**
- * Process-level defaults from environment variables (the seed's names): the source guard, the
+ * Process-level defaults from environment variables (the original deltalite's names): the source guard, the
  * multipart / ranged-GET knobs of upserts and the permit-wait timeout. An explicit per-call option always wins; a malformed value is a
  * typed error naming the variable, never silently ignored.
  */

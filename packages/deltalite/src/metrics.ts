@@ -1,5 +1,5 @@
 /**
- * deltalite's metrics through the OpenTelemetry API: the seed's instrument names and static labels, and the
+ * deltalite's metrics through the OpenTelemetry API: the original deltalite's instrument names and static labels, and the
  * recorder `DeltaLiteTable.upsert` calls. The API is a no-op until the application registers a
  * MeterProvider, so an application without one pays for nothing but the no-op calls. Labels are bounded:
  * no table URL, path or message ever becomes an attribute. Recording never throws into the caller.
@@ -13,7 +13,7 @@ import { type Counter, type Histogram, type Meter, metrics, ValueType } from "@o
 /** The instrumentation scope (meter name) of every deltalite instrument. */
 export const DELTALITE_METER_NAME = "deltalite";
 
-/** The instrument names (the seed's, Prometheus-style). */
+/** The instrument names (the original deltalite's, Prometheus-style). */
 export const DELTALITE_METRIC_NAMES = {
   upserts: "deltalite_upserts_total",
   upsertDuration: "deltalite_upsert_duration_seconds",

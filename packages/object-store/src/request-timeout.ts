@@ -1,5 +1,5 @@
 /**
- * Per-request deadlines for object-store calls (SPEC "waiting bounds"): the deadline rule (a base plus the
+ * Per-request deadlines for object-store calls: the deadline rule (a base plus the
  * payload beyond the first 8 MiB at a minimum throughput), its policy from `DELTALITE_REQUEST_TIMEOUT_MS` /
  * `DELTALITE_MIN_THROUGHPUT_BYTES_PER_SEC` or a delta-rs `timeout` duration, the race that aborts a stalled
  * call through a linked AbortSignal and rejects even when the call ignores it, and `TimeoutStore`, the
@@ -32,7 +32,7 @@ export interface RequestTimeoutPolicy {
 /** Payload bytes covered by the base deadline alone. */
 export const REQUEST_TIMEOUT_FREE_BYTES = 8 * 1024 * 1024;
 
-/** SPEC defaults: 30 s, plus 1 s per MiB beyond the first 8 MiB. */
+/** The defaults: 30 s, plus 1 s per MiB beyond the first 8 MiB. */
 export const DEFAULT_REQUEST_TIMEOUT_POLICY: Readonly<RequestTimeoutPolicy> = Object.freeze({
   baseMs: 30_000,
   minThroughputBytesPerSec: 1024 * 1024,

@@ -2,12 +2,12 @@
  * Table locations and storage options: parses plain paths, `file://`, `memory://` and `s3://` URIs, checks
  * storage options (case-insensitive, delta-rs names accepted, unknown keys rejected; explicit options win
  * over environment variables) and opens the matching store. Values of options never appear in messages.
- * Only `s3://` stores get per-request deadlines by default (the seed: "Only S3 tables get the request
- * defaults"); `OpenStoreOptions.requestTimeout` turns them on for any store, changes them, or turns them off.
+ * Only `s3://` stores get per-request deadlines by default (local and memory stores do not stall on a
+ * network); `OpenStoreOptions.requestTimeout` turns them on for any store, changes them, or turns them off.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
 import { validateKey } from "./keys.js";
 import { LocalFileStore } from "./local.js";
 import { namedMemoryStore } from "./memory.js";
@@ -31,7 +31,7 @@ import type { ObjectStore } from "./types.js";
  * written `true` / `false` (also `1` / `0`, `yes` / `no`).
  *
  * Keys are checked when a store is opened: a key that is neither a known option nor one of its aliases
- * fails with kind `generic` naming the key (never its value), instead of being silently ignored.
+ * fails with kind `invalid_argument` naming the key (never its value), instead of being silently ignored.
  *
  * @example
  * ```ts
@@ -173,13 +173,12 @@ export function normalizeStorageOptions(options: StorageOptions = {}): Record<st
   for (const [rawKey, value] of Object.entries(options)) {
     const key = CANONICAL.get(rawKey.toUpperCase());
     if (key === undefined) {
-      throw new DeltaLiteError(
-        "generic",
-        `unknown storage option ${JSON.stringify(rawKey)}; known options: ${Object.keys(OPTION_ALIASES).join(", ")}`,
+      throw new DeltaLiteInvalidArgumentError(
+        `unknown storage option ${JSON.stringify(rawKey)}${didYouMean(rawKey.toUpperCase(), Object.keys(OPTION_ALIASES))}; known options: ${Object.keys(OPTION_ALIASES).join(", ")}`,
       );
     }
     if (typeof value !== "string") {
-      throw new DeltaLiteError("generic", `storage option ${key} must be a string`);
+      throw new DeltaLiteInvalidArgumentError(`storage option ${key} must be a string`);
     }
     out[key] = value;
   }
@@ -252,11 +251,10 @@ function s3Config(
     try {
       url = new URL(endpoint);
     } catch {
-      throw new DeltaLiteError("generic", "AWS_ENDPOINT_URL is not a valid URL");
+      throw new DeltaLiteInvalidArgumentError("AWS_ENDPOINT_URL is not a valid URL");
     }
     if (url.protocol === "http:" && !allowHttp) {
-      throw new DeltaLiteError(
-        "generic",
+      throw new DeltaLiteInvalidArgumentError(
         "AWS_ENDPOINT_URL uses http://; set AWS_ALLOW_HTTP=true to allow it",
       );
     }
@@ -264,7 +262,9 @@ function s3Config(
   const accessKeyId = storage.AWS_ACCESS_KEY_ID;
   const secretAccessKey = storage.AWS_SECRET_ACCESS_KEY;
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new DeltaLiteError("generic", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be given together");
+    throw new DeltaLiteInvalidArgumentError(
+      "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be given together",
+    );
   }
   return {
     bucket: location.bucket,
@@ -288,5 +288,5 @@ function parseBool(key: string, value: string | undefined): boolean | undefined 
   const v = value.trim().toLowerCase();
   if (v === "true" || v === "1" || v === "yes") return true;
   if (v === "false" || v === "0" || v === "no") return false;
-  throw new DeltaLiteError("generic", `storage option ${key} must be true or false`);
+  throw new DeltaLiteInvalidArgumentError(`storage option ${key} must be true or false`);
 }

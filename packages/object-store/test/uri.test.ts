@@ -70,8 +70,9 @@ describe("storage options", () => {
       normalizeStorageOptions({ AWS_SECRET_ACESS_KEY: "hunter2" });
       expect.unreachable();
     } catch (error) {
-      expect((error as { kind: string }).kind).toBe("generic");
+      expect((error as { kind: string }).kind).toBe("invalid_argument");
       expect((error as Error).message).toContain("AWS_SECRET_ACESS_KEY");
+      expect((error as Error).message).toContain('(did you mean "AWS_SECRET_ACCESS_KEY"?)');
       expect((error as Error).message).not.toContain("hunter2");
     }
   });
@@ -81,13 +82,13 @@ describe("storage options", () => {
       kind(() =>
         openStore("s3://bucket", { storageOptions: { AWS_ENDPOINT_URL: "http://127.0.0.1:1" }, env: {} }),
       ),
-    ).toBe("generic");
+    ).toBe("invalid_argument");
     expect(
       kind(() => openStore("s3://bucket", { storageOptions: { AWS_ACCESS_KEY_ID: "a" }, env: {} })),
-    ).toBe("generic");
+    ).toBe("invalid_argument");
     expect(
       kind(() => openStore("s3://bucket", { storageOptions: { AWS_ALLOW_HTTP: "maybe" }, env: {} })),
-    ).toBe("generic");
+    ).toBe("invalid_argument");
   });
 
   it("opens the store for each scheme; explicit options win over the environment", () => {

@@ -2,7 +2,7 @@
  * CSV text of Arrow batches (`scan --format csv`), RFC 4180: a header row of column names, CRLF after every
  * record, a field quoted (with `"` doubled) when it holds a comma, a quote, CR or LF. Cell rules:
  * - null → an empty, unquoted field; an empty string → `""` (so the two stay apart);
- * - every other value → its §7 JSON text form without JSON quoting: numbers as JSON prints them (int64 with
+ * - every other value → its JSON text form (json/encode.ts) without JSON quoting: numbers as JSON prints them (int64 with
  *   every digit), booleans `true` / `false`, NaN / Infinity as those words, decimals, dates and timestamps
  *   as their text, binary as base64;
  * - struct, list and map values → their JSON text (as in NDJSON), quoted as CSV needs.

@@ -1,5 +1,5 @@
 /**
- * The JSON encoding of Arrow values (SPEC §7 "JSON encoding"), used by `scan --format ndjson` and by any CLI
+ * The JSON encoding of Arrow values, used by `scan --format ndjson` and by any CLI
  * output that prints table values. Per value:
  * - null → null; boolean → boolean; 8/16/32-bit integers → number;
  * - 64-bit integers → number when a safe integer (|v| ≤ 2^53 − 1), else a decimal string (`batchToJsonRows`,
@@ -25,7 +25,7 @@ import { decimal128At } from "@deltalite/parquet-stream";
 import { type Data, type DataType, type Field, type RecordBatch, TimeUnit, Type } from "apache-arrow";
 import { type ExactJsonValue, stringifyExact } from "./exact.js";
 
-/** The §7 names of the shared text forms (one implementation each, in @deltalite/delta-log). */
+/** The names of the shared text forms (one implementation each, in @deltalite/delta-log). */
 export { formatDate as dateText, formatDecimal as decimalText, shortestFloat32 } from "@deltalite/delta-log";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -41,7 +41,7 @@ function isValid(data: Data, index: number): boolean {
   return (data.nullBitmap[pos >> 3]! & (1 << (pos & 7))) !== 0;
 }
 
-/** A JSON number for a finite float, else its §7 string. */
+/** A JSON number for a finite float, else its string form (NaN, Infinity, -Infinity). */
 export function jsonFloat(value: number): JsonValue {
   if (Number.isNaN(value)) return "NaN";
   if (value === Number.POSITIVE_INFINITY) return "Infinity";
@@ -85,7 +85,7 @@ function timeOfDayText(count: bigint, unit: TimeUnit): string {
   return `${time}.${fraction}`;
 }
 
-/** The shared date / time-of-day split, with the §7 fraction: 6 digits, 9 for nanoseconds. */
+/** The shared date / time-of-day split, with the fraction: 6 digits, 9 for nanoseconds. */
 function timeParts(count: bigint, unit: TimeUnit): { date: string; time: string; fraction: string } {
   const perSecond = UNITS_PER_SECOND[unit] ?? 1_000_000n;
   const { date, time, subsecond } = timestampParts(count, perSecond);

@@ -1,4 +1,4 @@
-/** The §7 JSON encoding of Arrow values (CLI output, `scan --format ndjson`), exact JSON text, CSV cells. */
+/** The JSON encoding of Arrow values (CLI output, `scan --format ndjson`), exact JSON text, CSV cells. */
 export { batchToCsv, csvHeader } from "./csv.js";
 export {
   base64,
