@@ -91,7 +91,7 @@ export function cellReader(data: Data, column: string): CellReader {
 
 /** The one total order of cells of one column (NaN above every number). */
 export function compareValues(a: Cell, b: Cell): number {
-  if (typeof a === "string") return a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
+  if (typeof a === "string") return compareStrings(a, b as string);
   if (typeof a === "number" && (Number.isNaN(a) || Number.isNaN(b as number))) {
     return Number.isNaN(a) ? (Number.isNaN(b as number) ? 0 : 1) : -1;
   }
