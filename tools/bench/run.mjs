@@ -22,6 +22,13 @@ export const BENCHMARKS = {
     usage:
       "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--shape uniform|recent] [--batch-fraction 0.01 | --batch-rows N] [--dir D] [--<upsert-option> value …]",
   },
+  compact: {
+    script: "compaction/compact-bench.mjs",
+    summary:
+      "compaction of a partition of small files beside delta-rs optimize.compact and the original deltalite 0.1.15 compact: wall time, peak RSS, its growth when the partition doubles, identical results",
+    usage:
+      "pnpm bench compact [--sizes 1GB,2GB] [--file-mb 8] [--dir D] [--seed 7] [--json out.json] [--<compact-option> value …]",
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -191,3 +191,59 @@ def op_optimize_set_property(args):
     dt = DeltaTable(args["uri"], storage_options=_storage(args))
     dt.alter.set_table_properties({args["key"]: args["value"]})
     return {"version": DeltaTable(args["uri"], storage_options=_storage(args)).version()}
+
+
+def _zorder_columns(rng, rows, start, domain):
+    """Random columns of every kind the Z-order key normalises (nulls and negatives included)."""
+    import datetime
+    import decimal
+
+    def maybe_null(values, share=0.05):
+        return [None if rng.random() < share else v for v in values]
+
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {
+        "id": pa.array(range(start, start + rows), type=pa.int64()),
+        "x": pa.array([rng.randrange(domain) for _ in range(rows)], type=pa.int64()),
+        "y": pa.array([rng.randrange(domain) for _ in range(rows)], type=pa.int64()),
+        "i32": pa.array(maybe_null([rng.randrange(-1000, 1000) for _ in range(rows)]), type=pa.int32()),
+        "f64": pa.array(maybe_null([rng.uniform(-1e6, 1e6) for _ in range(rows)]), type=pa.float64()),
+        "s": pa.array(
+            maybe_null(["".join(rng.choice(letters) for _ in range(rng.randrange(0, 20))) for _ in range(rows)])
+        ),
+        "d": pa.array(
+            maybe_null([datetime.date(2000, 1, 1) + datetime.timedelta(days=rng.randrange(-5000, 5000)) for _ in range(rows)]),
+            type=pa.date32(),
+        ),
+        "ts": pa.array(
+            maybe_null([rng.randrange(-10**15, 10**15) for _ in range(rows)]), type=pa.timestamp("us", tz="UTC")
+        ),
+        "dec": pa.array(
+            maybe_null([decimal.Decimal(rng.randrange(-10**9, 10**9)) / 100 for _ in range(rows)]),
+            type=pa.decimal128(12, 2),
+        ),
+        "flag": pa.array(maybe_null([rng.random() < 0.5 for _ in range(rows)]), type=pa.bool_()),
+    }
+
+
+def op_optimize_build_zorder(args):
+    """args: {uris: [dir, ...], appends, rows, seed, partitions?: int, domain?: int}. Writes `appends` appends of
+    `rows` random rows each with delta-rs (columns of _zorder_columns; with `partitions` > 0 a string partition
+    `part` of that many values), then copies the table to the other uris. Returns {version, numFiles, rows}."""
+    import random
+
+    from deltalake import DeltaTable, write_deltalake
+
+    rng = random.Random(int(args["seed"]))
+    uris = args["uris"]
+    parts = int(args.get("partitions") or 0)
+    rows = int(args["rows"])
+    for i in range(int(args["appends"])):
+        columns = _zorder_columns(rng, rows, i * rows, int(args.get("domain") or 1_000_000))
+        if parts:
+            columns["part"] = pa.array([f"p{rng.randrange(parts)}" for _ in range(rows)])
+        write_deltalake(uris[0], pa.table(columns), mode="append", partition_by=["part"] if parts else None)
+    for uri in uris[1:]:
+        shutil.copytree(uris[0], uri, dirs_exist_ok=True)
+    dt = DeltaTable(uris[0])
+    return {"version": dt.version(), "numFiles": len(dt.file_uris()), "rows": rows * int(args["appends"])}

@@ -67,7 +67,12 @@ describe("API reference", () => {
     const packages = (await publishedPackages(repo)) as Package[];
     const names = packages.flatMap((pkg) => pkg.entries.map((entry) => entry.name));
     expect(names).toEqual(expect.arrayContaining(["deltalite", "@deltalite/object-store/testing"]));
-    const index = await readFile(join(out, "modules.html"), "utf8");
+    // Every entry point is linked by name: from the modules index, or (a package with several entry points)
+    // from its package's page.
+    const pages = readdirSync(join(out, "modules")).map((f) => join(out, "modules", String(f)));
+    const index = (
+      await Promise.all([join(out, "modules.html"), ...pages].map((f) => readFile(f, "utf8")))
+    ).join("");
     for (const name of names) expect(index, name).toContain(`>${name}<`);
 
     // The typed storage options are documented, each key with its own text.

@@ -1,7 +1,7 @@
 /**
  * One OPTIMIZE commit of rewritten bins through delta-log's one commit path: a `dataChange: false` Remove of
  * every input file and the bins' `dataChange: false` Adds, delta-rs's operationParameters (`targetSize`,
- * `predicate`) and operationMetrics, and a read set of exactly the input files — so a concurrent append
+ * `predicate`, and Z-order's `zOrderBy`) and operationMetrics, and a read set of exactly the input files — so a concurrent append
  * never conflicts, while a concurrent removal of an input is a retryable conflict the caller settles by
  * dropping that bin (see compact.ts). A protocol or metadata change by a winner is a non-retryable
  * `DeltaLiteCommitConflictError` from the commit path itself.
@@ -23,6 +23,8 @@ export interface OptimizeCommitInput {
   metrics: OptimizeMetrics;
   targetFileSize: number;
   predicate: readonly string[];
+  /** Further operationParameters (Z-order's `zOrderBy`). */
+  operationParameters?: Record<string, string> | undefined;
   options: CompactOptions;
   signal: AbortSignal | undefined;
 }
@@ -47,6 +49,7 @@ export function commitOptimize(snapshot: Snapshot, input: OptimizeCommitInput): 
     operationParameters: {
       predicate: JSON.stringify(input.predicate),
       targetSize: String(input.targetFileSize),
+      ...input.operationParameters,
     },
     operationMetrics: operationMetricsOf(input.metrics),
     commitMetadata: options.commitMetadata,

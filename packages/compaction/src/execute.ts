@@ -15,7 +15,7 @@ import type { Schema } from "apache-arrow";
 import { commitOptimize } from "./commit.js";
 import { optimizeMetrics } from "./metrics.js";
 import type { CompactionBin, CompactionPlan } from "./plan.js";
-import { type BinRewrite, rewriteBin } from "./rewrite-bin.js";
+import { type BinRewrite, type BinRewriteContext, rewriteBin } from "./rewrite-bin.js";
 import type { CompactOptions } from "./types.js";
 
 /** Where a run stands: the version it builds on and what it has done so far. */
@@ -45,6 +45,10 @@ export interface RunContext {
   signal: AbortSignal;
   /** Every file written by this call (deleted on failure unless committed). */
   written: WrittenFile[];
+  /** How a bin is rewritten (default: compaction's `rewriteBin`; Z-order sorts its rows). */
+  rewrite?: ((bin: CompactionBin, context: BinRewriteContext) => Promise<BinRewrite>) | undefined;
+  /** operationParameters besides predicate and targetSize (Z-order's `zOrderBy`). */
+  operationParameters?: Record<string, string> | undefined;
 }
 
 /** Rewrites and commits `bins` on `state.base`, chunk by chunk; settles conflicts as the module says. */
@@ -72,7 +76,7 @@ export async function runBins(
 async function rewriteWithPermit(bin: CompactionBin, state: RunState, ctx: RunContext): Promise<BinRewrite> {
   const permit = await ctx.budgets.acquirePartition();
   try {
-    return await rewriteBin(bin, {
+    return await (ctx.rewrite ?? rewriteBin)(bin, {
       store: state.base.store,
       dataSchema: ctx.dataSchema,
       partitionColumns: state.base.partitionColumns,
@@ -107,6 +111,7 @@ async function commitSettling(
         metrics: optimizeMetrics(ctx.plan, pending),
         targetFileSize: ctx.plan.targetFileSize,
         predicate: ctx.predicate,
+        operationParameters: ctx.operationParameters,
         options: ctx.options,
         signal: ctx.signal,
       });

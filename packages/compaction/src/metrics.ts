@@ -1,7 +1,7 @@
 /**
  * delta-rs's OPTIMIZE metrics from a plan and the bins that were committed: file counts, the added / removed
  * size summaries (`MetricDetails`: min reset to 0 when there were none), partitions, batches, considered and
- * skipped files, and the planner fields of delta-rs ≥ 1.6 — plus the commitInfo form of them
+ * skipped files, and the planner fields of delta-rs ≥ 1.6 (compact's or Z-order's) — plus the commitInfo form of them
  * (`operationMetrics`: the summaries as JSON text, keys in delta-rs's order).
  */
 import type { CompactionPlan } from "./plan.js";
@@ -33,9 +33,9 @@ export function optimizeMetrics(plan: CompactionPlan, rewrites: readonly BinRewr
     numBatches: rewrites.reduce((n, r) => n + r.batches, 0),
     totalConsideredFiles: plan.totalConsideredFiles,
     totalFilesSkipped: plan.totalFilesSkipped,
-    preserveInsertionOrder: true,
-    plannerStrategy: "preserveLocality",
-    preservedStableOrder: true,
+    preserveInsertionOrder: plan.strategy === "preserveLocality",
+    plannerStrategy: plan.strategy,
+    preservedStableOrder: plan.strategy === "preserveLocality",
     maxBinSpanFiles: plan.maxBinSpanFiles,
   };
 }

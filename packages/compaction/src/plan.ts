@@ -24,6 +24,8 @@ export interface CompactionBin {
 }
 
 export interface CompactionPlan {
+  /** delta-rs's planner: bin packing in stable order (compact), or every file of a partition (Z-order). */
+  strategy: "preserveLocality" | "zOrder";
   targetFileSize: number;
   bins: CompactionBin[];
   totalConsideredFiles: number;
@@ -107,6 +109,7 @@ export function planCompaction(input: PlanInput): CompactionPlan {
   }
   const partitionsOptimized = new Set(bins.map((b) => b.partitionId)).size;
   return {
+    strategy: "preserveLocality",
     targetFileSize,
     bins,
     totalConsideredFiles: considered,

@@ -3,7 +3,9 @@
  * byte-bounded batch at a time through the call's fetch and decode admission, and streamed into ZSTD
  * Parquet files of the bin's partition with `dataChange: false` Adds. delta-rs writes one file per bin; here a
  * file also closes once `maxDecodedFileBytes` of decoded batches went into it (so memory and file size
- * follow the knobs, not the bin), and row groups close at `maxRowGroupBytes`. Nothing is committed here.
+ * follow the knobs, not the bin), and row groups close at `maxRowGroupBytes`. Z-order passes an arrangement:
+ * the rows go through its sort and files also close at the target size, as delta-rs's z-order writes them.
+ * Nothing is committed here.
  */
 import {
   type LiveFileReadContext,
@@ -51,9 +53,23 @@ export interface BinRewrite {
 /** No file of a bin closes on its stored size: one file per bin unless the decoded cap splits it. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
-export async function rewriteBin(bin: CompactionBin, ctx: BinRewriteContext): Promise<BinRewrite> {
-  const counts = { rows: 0, batches: 0 };
-  const source = readBin(bin, ctx, counts)[Symbol.asyncIterator]();
+/** How a rewrite differs from compaction's (Z-order: its rows reordered, files closing at the target). */
+export interface BinArrangement {
+  /** The bin's rows in their new order; its batches are the ones counted (delta-rs's numBatches). */
+  arrange(rows: AsyncIterable<RecordBatch>): AsyncIterable<RecordBatch>;
+  /** Output files also close at this many stored bytes. */
+  targetFileSize: number;
+}
+
+export async function rewriteBin(
+  bin: CompactionBin,
+  ctx: BinRewriteContext,
+  arrangement?: BinArrangement,
+): Promise<BinRewrite> {
+  const counts: BinCounts = { rows: 0, batches: 0, arranged: 0 };
+  const read = readBin(bin, ctx, counts);
+  const arranged = arrangement ? counted(arrangement.arrange(read), counts) : read;
+  const source = arranged[Symbol.asyncIterator]();
   const result: BinRewrite = { bin, adds: [], keys: [], rows: 0, batches: 0, bytesWritten: 0 };
   let exhausted = false;
   async function* untilCap(): AsyncGenerator<RecordBatch> {
@@ -79,8 +95,9 @@ export async function rewriteBin(bin: CompactionBin, ctx: BinRewriteContext): Pr
           partitionColumns: ctx.partitionColumns,
           configuration: ctx.configuration,
           codec: "zstd",
-          targetFileSize: UNBOUNDED,
-          maxRowGroupBytes: ctx.maxRowGroupBytes,
+          targetFileSize: arrangement?.targetFileSize ?? UNBOUNDED,
+          // Files close at row-group boundaries: Z-order's groups stay under its target so files end near it.
+          maxRowGroupBytes: Math.min(ctx.maxRowGroupBytes, arrangement?.targetFileSize ?? UNBOUNDED),
           multipartThresholdBytes: ctx.multipartThresholdBytes,
           multipartPartSizeBytes: ctx.multipartPartSizeBytes,
           multipartConcurrency: ctx.multipartConcurrency,
@@ -99,15 +116,30 @@ export async function rewriteBin(bin: CompactionBin, ctx: BinRewriteContext): Pr
     await source.return?.(undefined);
   }
   result.rows = counts.rows;
-  result.batches = counts.batches;
+  result.batches = arrangement ? counts.arranged : counts.batches;
   return result;
+}
+
+async function* counted(batches: AsyncIterable<RecordBatch>, counts: BinCounts): AsyncGenerator<RecordBatch> {
+  for await (const batch of batches) {
+    counts.arranged++;
+    yield batch;
+  }
+}
+
+interface BinCounts {
+  rows: number;
+  /** Batches read. */
+  batches: number;
+  /** Batches of the arranged rows. */
+  arranged: number;
 }
 
 /** The bin's rows, file after file, batch after batch (data-file shaped: no partition columns). */
 async function* readBin(
   bin: CompactionBin,
   ctx: BinRewriteContext,
-  counts: { rows: number; batches: number },
+  counts: BinCounts,
 ): AsyncGenerator<RecordBatch> {
   for (const file of bin.files) {
     const permit = await ctx.acquireFile();

@@ -118,3 +118,24 @@ export interface CompactResult extends OptimizeMetrics {
   /** Set when post-commit maintenance failed; the commit itself is durable. */
   maintenanceError?: unknown;
 }
+
+/** zOrder's knobs: compact's (but `minPartitionRemovableFiles`: every file of a partition is rewritten). */
+export interface ZOrderOptions extends Omit<CompactOptions, "minPartitionRemovableFiles"> {
+  /**
+   * Decoded Arrow bytes of one partition's rows held by its sort (default 64 MiB, per partition rewritten at
+   * once). A partition with more is sorted externally: sorted runs spilled to local disk, then merged.
+   */
+  maxSortBytes?: number | undefined;
+  /** Where spilled runs go (a private folder is made in it and removed; default: the OS temp folder). */
+  spillDirectory?: string | undefined;
+}
+
+export interface ZOrderResult extends CompactResult {
+  /** The Z-order columns, in key order. */
+  columns: string[];
+  /** Partitions whose rows exceeded `maxSortBytes` and were sorted externally. */
+  partitionsSpilled: number;
+  /** Sorted runs written to disk (merge passes' runs included). */
+  spilledRuns: number;
+  spilledBytes: number;
+}

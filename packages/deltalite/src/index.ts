@@ -14,6 +14,8 @@ export type {
   RestoreOptions,
   RestoreResult,
   RestoreTarget,
+  ZOrderOptions,
+  ZOrderResult,
 } from "@deltalite/compaction";
 export {
   type BatchSource,
@@ -59,6 +61,11 @@ export {
   probeCacheStats,
   setProbeCacheMaxBytes,
 } from "@deltalite/probe-cache";
+export type {
+  HistoryUpsertKnobs,
+  HistoryUpsertOptions,
+  HistoryUpsertStats,
+} from "@deltalite/scd2-history";
 export { type EnvKnobs, envKnobs } from "./env.js";
 export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";
 export {

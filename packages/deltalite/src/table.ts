@@ -13,6 +13,9 @@ import {
   type RestoreResult,
   type RestoreTarget,
   restore as restoreTable,
+  type ZOrderOptions,
+  type ZOrderResult,
+  zOrder as zOrderTable,
 } from "@deltalite/compaction";
 import {
   ArrowAdopter,
@@ -41,12 +44,18 @@ import {
 import { DeltaLiteError, DeltaLiteTableNotFoundError, hasErrorKind } from "@deltalite/errors";
 import {
   type UpsertStats as EngineUpsertStats,
+  tableKeyBuckets,
   type UpsertOptions,
   type UpsertSource,
   upsert as upsertInto,
 } from "@deltalite/merge-engine";
 import { type ObjectStore, openStore, type StorageOptions } from "@deltalite/object-store";
-import type { Schema } from "apache-arrow";
+import {
+  type HistoryUpsertOptions,
+  type HistoryUpsertStats,
+  historyUpsert as historyUpsertInto,
+} from "@deltalite/scd2-history";
+import type { RecordBatch, Schema, Table } from "apache-arrow";
 import { withEnvDefaults } from "./env.js";
 import { observeUpsert } from "./metrics.js";
 
@@ -227,6 +236,34 @@ export class DeltaLiteTable {
   }
 
   /**
+   * Writes `data` into this SCD type 2 history table (one row per version of a key; see
+   * `HistoryUpsertOptions` for the rules) in one atomic commit and bounded memory, with the environment's
+   * defaults for the knobs the call leaves unset (as `upsert`). A call that keeps no source row commits
+   * nothing (`committed: false`), so re-running a batch is safe. The handle moves to the committed version.
+   */
+  historyUpsert(data: UpsertSource, options: HistoryUpsertOptions): Promise<HistoryUpsertStats> {
+    return this.#serial(async () => {
+      const signal = options.signal ? { signal: options.signal } : {};
+      const latest = await this.#snapshot.reload(signal);
+      const stats = await historyUpsertInto(latest, data, withEnvDefaults(options));
+      this.#snapshot = stats.version === latest.version ? latest : await reloadedOrAsIs(latest, signal);
+      return stats;
+    });
+  }
+
+  /**
+   * A bucket id in `0..n-1` for every row of `data` by its key in `keyColumns`, for splitting a source too
+   * large for one upsert into calls on disjoint keys. The key columns are cast to this handle's table types
+   * first (values that become one table key share a bucket), then hashed null-safely (a NULL key part
+   * matches a NULL key part) with XXH64 under a fixed seed, modulo n. The ids are the same in every process
+   * running the same deltalite release; do not persist them across releases (the encoding may change).
+   * Bad arguments are kind `invalid_argument`; no I/O.
+   */
+  keyBuckets(data: RecordBatch | Table, keyColumns: readonly string[], n: number): Uint32Array {
+    return tableKeyBuckets(this.#snapshot.schema, data, keyColumns, n, this.#snapshot.table);
+  }
+
+  /**
    * Reads the table as Arrow RecordBatches (async iterable) with partition pruning, stats-based file
    * skipping and a row filter; at the handle's version unless `version` is given.
    */
@@ -293,6 +330,20 @@ export class DeltaLiteTable {
     return this.#serial(async () => {
       const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
       const result = await compactTable(latest, options);
+      this.#snapshot = result.commits > 0 ? await reloadedOrAsIs(latest, {}) : latest;
+      return result;
+    });
+  }
+
+  /**
+   * Rewrites every file of the selected partitions sorted by delta-rs's Z-order curve over `columns`, in
+   * bounded memory (sorted runs spill to a temporary folder beyond `maxSortBytes`); one OPTIMIZE commit
+   * (`dataChange: false`, `zOrderBy`). Point filters on those columns then skip more files by their stats.
+   */
+  zOrder(columns: readonly string[], options: ZOrderOptions = {}): Promise<ZOrderResult> {
+    return this.#serial(async () => {
+      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
+      const result = await zOrderTable(latest, columns, options);
       this.#snapshot = result.commits > 0 ? await reloadedOrAsIs(latest, {}) : latest;
       return result;
     });

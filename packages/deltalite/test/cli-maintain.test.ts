@@ -116,6 +116,36 @@ describe("deltalite compact", () => {
   });
 });
 
+describe("deltalite z-order", () => {
+  it("rewrites a partition's files sorted by the curve with unchanged rows; refuses a partition column", async () => {
+    await smallFiles("z", 4);
+    const before = await read("z");
+    const sorted = run(["z-order", "z", "--columns", "id", "--json"]);
+    expect(sorted.code, sorted.stderr).toBe(0);
+    const result = JSON.parse(sorted.stdout) as {
+      numFilesRemoved: number;
+      commits: number;
+      columns: string[];
+    };
+    expect(result).toMatchObject({ numFilesRemoved: 6, commits: 1, columns: ["id"] });
+    const after = await read("z");
+    expect(after.numFiles).toBe(2);
+    expect(content(after)).toEqual(content(before));
+    const history = JSON.parse(run(["history", "z", "--limit", "1", "--json"]).stdout) as {
+      operation: string;
+      operationParameters: { zOrderBy?: string };
+    }[];
+    expect(history[0]?.operation).toBe("OPTIMIZE");
+    expect(history[0]?.operationParameters.zOrderBy).toBe('["id"]');
+
+    const refused = run(["z-order", "z", "--columns", "day", "--json"]);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout).error.kind).toBe("invalid_argument");
+    expect(run(["z-order", "z"]).code).toBe(2);
+    expect((await read("z")).version).toBe(after.version);
+  });
+});
+
 describe("deltalite restore", () => {
   it("restores an earlier version's rows in a RESTORE commit; needs exactly one target", async () => {
     await smallFiles("r", 3);

@@ -6,6 +6,7 @@
  * are in `@deltalite/merge-engine/internal` (internal.ts).
  */
 
+export { tableKeyBuckets } from "./keys/buckets.js";
 export type { ColumnEncoding, FixedColumnEncoding, VariableColumnEncoding } from "./keys/column-encoding.js";
 export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
 export { EncodedKeys, type EncodeKeysOptions, encodeKeys, keySpaceOf } from "./keys/encode-keys.js";

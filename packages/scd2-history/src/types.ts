@@ -7,29 +7,30 @@ import type { PostCommitHooks } from "@deltalite/delta-log";
 import type { UpsertOptions } from "@deltalite/merge-engine";
 
 /** The upsert knobs that apply to a history upsert (see `UpsertOptions` for each). */
-export type HistoryUpsertKnobs = Pick<
-  UpsertOptions,
-  | "commitMetadata"
-  | "targetFileSize"
-  | "maxRowGroupBytes"
-  | "maxRowGroupRows"
-  | "readBatchSize"
-  | "codec"
-  | "multipartThresholdBytes"
-  | "multipartPartSizeBytes"
-  | "multipartConcurrency"
-  | "rangeGetPartSizeBytes"
-  | "rangeGetConcurrency"
-  | "readAheadRowGroups"
-  | "probeConcurrency"
-  | "maxParallelPartitions"
-  | "maxParallelFiles"
-  | "maxBufferedBytes"
-  | "maxFetchBytes"
-  | "permitWaitTimeoutMs"
-  | "maxSourceBytes"
-  | "signal"
->;
+export interface HistoryUpsertKnobs
+  extends Pick<
+    UpsertOptions,
+    | "commitMetadata"
+    | "targetFileSize"
+    | "maxRowGroupBytes"
+    | "maxRowGroupRows"
+    | "readBatchSize"
+    | "codec"
+    | "multipartThresholdBytes"
+    | "multipartPartSizeBytes"
+    | "multipartConcurrency"
+    | "rangeGetPartSizeBytes"
+    | "rangeGetConcurrency"
+    | "readAheadRowGroups"
+    | "probeConcurrency"
+    | "maxParallelPartitions"
+    | "maxParallelFiles"
+    | "maxBufferedBytes"
+    | "maxFetchBytes"
+    | "permitWaitTimeoutMs"
+    | "maxSourceBytes"
+    | "signal"
+  > {}
 
 /**
  * Options of `historyUpsert` (an SCD type 2 history table: one row per version of a key). Open versions

@@ -64,7 +64,8 @@ export function packageVersion(): string {
 
 export function usageText(verbs: readonly Verb[]): string {
   const lines = ["usage: deltalite <verb> <uri> [options]", "", "verbs:"];
-  for (const verb of verbs) lines.push(`  ${verb.name.padEnd(10)} ${verb.summary}`);
+  const width = Math.max(...verbs.map((verb) => verb.name.length));
+  for (const verb of verbs) lines.push(`  ${verb.name.padEnd(width)}  ${verb.summary}`);
   lines.push(
     "",
     "deltalite <verb> --help   a verb's options, with defaults and units",

@@ -1,9 +1,10 @@
 /**
  * CLI verbs that rearrange a table's files: `compact` (small files into bins, as delta-rs's optimize.compact
- * plans them; one OPTIMIZE commit) and `restore` (one RESTORE commit back to a version or instant).
+ * plans them; one OPTIMIZE commit), `z-order` (files rewritten sorted by a Z-order curve, as delta-rs's
+ * optimize.z_order) and `restore` (one RESTORE commit back to a version or instant).
  */
-import type { CompactOptions, PartitionValueMatch } from "@deltalite/compaction";
-import { bytesFlag, countFlag, keyValueEntries } from "./flags.js";
+import type { CompactOptions, PartitionValueMatch, ZOrderOptions, ZOrderResult } from "@deltalite/compaction";
+import { bytesFlag, countFlag, keyValueEntries, listFlag } from "./flags.js";
 import { usageError, type Verb, type VerbContext } from "./framework.js";
 import { BYTE_SIZE_HELP, formatBytes } from "./units.js";
 import { openTable, TIME_TRAVEL_OPTIONS, timeTravel } from "./verbs-log.js";
@@ -79,6 +80,61 @@ export const compactVerb: Verb = {
     if (r.dryRun) return `would compact ${what} (dry run: nothing written)\n`;
     if (r.commits === 0) return `nothing to compact (table stays at version ${r.version})\n`;
     return `compacted ${what} (${formatBytes(r.filesRemoved.totalSize)}): version ${r.version}\n`;
+  },
+};
+
+export const zOrderVerb: Verb = {
+  name: "z-order",
+  summary: "rewrite partitions' files sorted by a Z-order curve over columns (delta-rs's optimize.z_order)",
+  args: "<uri> --columns COL[,COL]",
+  options: {
+    columns: {
+      type: "string",
+      value: "COL[,COL]",
+      description: "the Z-order columns (not partition columns)",
+    },
+    "target-file-size": {
+      type: "string",
+      value: "BYTES",
+      description:
+        "files close at this many stored bytes [default: the table's delta.targetFileSize, else 100MiB]",
+    },
+    partition: {
+      type: "string",
+      multiple: true,
+      value: "COL=VALUE",
+      description: "z-order only partitions with this value (repeat a column for any of several values)",
+    },
+    "max-sort-bytes": {
+      type: "string",
+      value: "BYTES",
+      description:
+        "rows of a partition sorted in memory; beyond it sorted runs spill to the temp folder [default: 64MiB]",
+    },
+    "dry-run": { type: "boolean", description: "plan and report; read, write and commit nothing" },
+  },
+  notes: [BYTE_SIZE_HELP],
+  async run(ctx) {
+    const columns = listFlag(ctx, "columns");
+    if (!columns) throw usageError("z-order needs --columns COL[,COL]");
+    const options: ZOrderOptions = {
+      targetFileSize: bytesFlag(ctx, "target-file-size"),
+      partitions: partitionsFlag(ctx),
+      maxSortBytes: bytesFlag(ctx, "max-sort-bytes"),
+      dryRun: ctx.values["dry-run"] === true,
+    };
+    const table = await openTable(ctx);
+    ctx.progress.start(`z-ordering ${table.uri}`);
+    const result = await table.zOrder(columns, options);
+    ctx.progress.set({ files: result.numFilesRemoved });
+    return result;
+  },
+  human(result) {
+    const r = result as ZOrderResult;
+    const what = `${r.numFilesRemoved} files into ${r.numFilesAdded} in ${r.partitionsOptimized} partitions by ${r.columns.join(", ")}`;
+    if (r.dryRun) return `would z-order ${what} (dry run: nothing written)\n`;
+    if (r.commits === 0) return `nothing to z-order (table stays at version ${r.version})\n`;
+    return `z-ordered ${what}: version ${r.version}\n`;
   },
 };
 

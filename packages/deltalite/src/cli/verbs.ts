@@ -1,8 +1,9 @@
 /** Every CLI verb, in the order `--help` lists them. */
 import type { Verb } from "./framework.js";
+import { historyUpsertVerb, keyBucketsVerb } from "./verbs-history.js";
 import { infoVerb } from "./verbs-info.js";
 import { historyVerb, vacuumVerb } from "./verbs-log.js";
-import { compactVerb, restoreVerb } from "./verbs-maintain.js";
+import { compactVerb, restoreVerb, zOrderVerb } from "./verbs-maintain.js";
 import { scanVerb } from "./verbs-scan.js";
 import { upsertVerb } from "./verbs-upsert.js";
 import { writeVerb } from "./verbs-write.js";
@@ -13,7 +14,10 @@ export const verbs: readonly Verb[] = [
   scanVerb,
   writeVerb,
   upsertVerb,
+  historyUpsertVerb,
+  keyBucketsVerb,
   compactVerb,
+  zOrderVerb,
   restoreVerb,
   vacuumVerb,
 ];

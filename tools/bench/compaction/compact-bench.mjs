@@ -1,0 +1,287 @@
+// `pnpm bench compact`: memory and speed of deltalite's compact beside delta-rs `optimize.compact` and the
+// original deltalite (PyPI `deltalite` 0.1.15) `compact` (not a test). For each size it generates (once,
+// cached under --dir, default /tmp/deltalite-bench) a table whose partition `day=2026-01-01` holds that many
+// bytes of small files (--file-mb each) plus a small second partition (compact_bench.py `table`). Each
+// contender then runs in its own child process, with its defaults, on its own copy of the pristine table:
+//   deltalite compact   compact-ours.mjs: the built @deltalite/compaction `compact(snapshot, options)`
+//                       (options from any other `--kebab-name value` flag, camelCased)
+//   delta-rs compact    compact_bench.py compact: `DeltaTable.optimize.compact()`
+//   original 0.1.15     compact-original.py: `DeltaLiteTable.open(dir).compact()` in the venv that
+//                       ../original/ensure-venv.sh builds (skipped, saying so, without a CPython >= 3.12)
+// Then delta-rs reads every result (row count and the sum of `seq`, which must equal the pristine table's)
+// or the bench exits 1 and keeps the tables under <dir>/work.
+//
+//   pnpm exec tsc -b && pnpm bench compact [--sizes 1GB,2GB] [--file-mb 8] [--dir D] [--seed 7]
+//     [--json out.json] [--<compact-option> value …]
+//   e.g. pnpm bench compact --sizes 100MB            (a quick run while developing)
+//        pnpm bench compact --sizes 1GB,2GB,4GB      (flatness of ours when the partition doubles)
+//
+// Printed per size and contender: call s (the compact call alone), peak RSS MB (the child's OS maxrss),
+// RSS pre-call MB, files rm/add and MB rm/add (the commit's actions). Then ours/delta-rs and ours/original
+// (peak RSS, call time); ours' peak RSS above its pre-call RSS against the sum of its memory knobs
+// (maxBufferedBytes + maxFetchBytes + maxParallelBins × maxRowGroupDecodedBytes); and for each doubling of
+// the partition, each contender's peak RSS growth (ours must grow ≤ 10%).
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runJsonChild } from "../lib/child-json.mjs";
+import { prepareOriginal } from "../original/contender.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../../..");
+const python = join(repo, "tools/oracle/.venv/bin/python");
+const pythonScript = join(here, "compact_bench.py");
+const MB = 1024 * 1024;
+const OURS = "deltalite compact";
+const DELTA_RS = "delta-rs compact";
+const ORIGINAL = "original 0.1.15";
+const DEFAULTS = { sizes: "2GB", "file-mb": "8", dir: "/tmp/deltalite-bench", seed: "7", json: "" };
+const KNOB_DEFAULTS = {
+  maxBufferedBytes: 64 * MB,
+  maxFetchBytes: 128 * MB,
+  maxParallelBins: 2,
+  maxRowGroupDecodedBytes: 128 * MB,
+};
+
+function parseFlags(argv) {
+  const flags = { ...DEFAULTS };
+  const knobs = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
+    const name = arg.slice(2);
+    const value = argv[++i];
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    if (name in DEFAULTS) flags[name] = value;
+    else {
+      const typed =
+        value === "true"
+          ? true
+          : value === "false"
+            ? false
+            : Number.isNaN(Number(value))
+              ? value
+              : Number(value);
+      knobs[name.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = typed;
+    }
+  }
+  return { flags, knobs };
+}
+
+/** "1GB" → bytes (KB / MB / GB, powers of 1024). */
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB)?$/i.exec(text.trim());
+  if (!m) throw new Error(`bad size ${JSON.stringify(text)} (e.g. 100MB, 2GB)`);
+  const unit = { KB: 1024, MB: MB, GB: 1024 * MB }[(m[2] ?? "MB").toUpperCase()];
+  return { label: text.trim().toUpperCase(), bytes: Math.round(Number(m[1]) * unit) };
+}
+
+function run(command, args) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code, signal) =>
+      code === 0
+        ? resolveRun()
+        : reject(new Error(`${command} ${args.join(" ")} exited with ${code ?? signal}`)),
+    );
+  });
+}
+
+const exists = (path) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/** The cached pristine table of one size (generated when missing; a half-made one is never kept). */
+async function ensureTable(flags, size) {
+  const fileBytes = Math.round(Number(flags["file-mb"]) * MB);
+  const key = `compact-b${size.bytes}-f${fileBytes}-s${flags.seed}`;
+  const folder = join(flags.dir, key);
+  const pristine = join(folder, "pristine");
+  const metaFile = join(folder, "table.json");
+  if (await exists(metaFile)) return { pristine, meta: JSON.parse(await readFile(metaFile, "utf8")) };
+  await mkdir(folder, { recursive: true });
+  const partial = `${pristine}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  console.error(`generating ${key} (once; cached in ${flags.dir}) …`);
+  const config = { out: partial, bytes: size.bytes, file_bytes: fileBytes, seed: Number(flags.seed) };
+  const meta = await runJsonChild(python, [pythonScript, "table", JSON.stringify(config)]);
+  console.error(
+    `generated ${key}: ${meta.partitionFiles} files, ${(meta.partitionBytes / MB).toFixed(0)} MB in the partition, ${meta.tableSeconds.toFixed(0)} s`,
+  );
+  await rm(pristine, { recursive: true, force: true });
+  await rename(partial, pristine);
+  await writeFile(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+  return { pristine, meta };
+}
+
+/** The newest version in a table's log and that commit's removed / added files and bytes. */
+async function lastCommit(tableDir) {
+  const names = (await readdir(join(tableDir, "_delta_log"))).filter((n) => /^\d{20}\.json$/.test(n)).sort();
+  const version = Number(names[names.length - 1].slice(0, 20));
+  const text = await readFile(join(tableDir, "_delta_log", names[names.length - 1]), "utf8");
+  const out = { version, filesRemoved: 0, filesAdded: 0, bytesRemoved: 0, bytesAdded: 0 };
+  for (const line of text.split("\n").filter((l) => l.trim())) {
+    const action = JSON.parse(line);
+    if (action.add) {
+      out.filesAdded++;
+      out.bytesAdded += action.add.size;
+    } else if (action.remove) {
+      out.filesRemoved++;
+      out.bytesRemoved += action.remove.size ?? 0;
+    }
+  }
+  return out;
+}
+
+function contenders(knobs, original) {
+  const all = {
+    [OURS]: {
+      command: process.execPath,
+      args: (t) => [join(here, "compact-ours.mjs"), t, JSON.stringify(knobs)],
+      env: process.env,
+    },
+    [DELTA_RS]: { command: python, args: (t) => [pythonScript, "compact", t], env: process.env },
+  };
+  if (!original.skipped) {
+    all[ORIGINAL] = {
+      command: original.command,
+      args: (t) => [join(here, "compact-original.py"), t],
+      env: original.env,
+    };
+  }
+  return all;
+}
+
+async function runContender(name, how, table, workDir) {
+  const tableDir = join(workDir, name.replace(/[^a-z0-9]+/gi, "-"));
+  await rm(tableDir, { recursive: true, force: true });
+  await run("cp", ["-r", table.pristine, tableDir]);
+  const load1 = loadavg()[0];
+  const result = await runJsonChild(how.command, how.args(tableDir), { env: how.env });
+  const commit = await lastCommit(tableDir);
+  if (commit.version !== table.meta.version + 1) {
+    throw new Error(`${name} left version ${commit.version}, expected one commit on ${table.meta.version}`);
+  }
+  return { contender: name, tableDir, load1, ...result, ...commit };
+}
+
+async function measureSize(size, table, commands, workDir) {
+  const results = [];
+  for (const [name, how] of Object.entries(commands)) {
+    console.error(`${size.label}: ${name} …`);
+    results.push(await runContender(name, how, table, workDir));
+  }
+  const check = await runJsonChild(python, [pythonScript, "verify", ...results.map((r) => r.tableDir)]);
+  const n = table.meta.rows;
+  const expectedSum = (n * (n - 1)) / 2;
+  const mismatches = results
+    .filter((r) => check[r.tableDir].rows !== n || check[r.tableDir].seqSum !== expectedSum)
+    .map((r) => `${r.contender}: ${check[r.tableDir].rows} rows, seq sum ${check[r.tableDir].seqSum}`);
+  return { size, meta: table.meta, results, identical: mismatches.length === 0, mismatches };
+}
+
+const pad = (cells, widths) => cells.map((c, i) => String(c).padStart(widths[i])).join("  ");
+
+function printSummary(summary, knobs) {
+  const header = [
+    "size",
+    "contender",
+    "call s",
+    "peak RSS MB",
+    "RSS pre-call MB",
+    "files rm/add",
+    "MB rm/add",
+    "load",
+  ];
+  const widths = [6, 18, 8, 11, 15, 12, 13, 5];
+  for (const s of summary) {
+    console.log(
+      `\n${s.size.label}: partition of ${s.meta.partitionFiles} files, ${(s.meta.partitionBytes / MB).toFixed(0)} MB (+ a small partition); ${s.meta.rows} rows`,
+    );
+    console.log(pad(header, widths));
+    for (const r of s.results) {
+      console.log(
+        pad(
+          [
+            s.size.label,
+            r.contender,
+            (r.callMs / 1000).toFixed(1),
+            r.peakRssMB.toFixed(0),
+            r.rssBeforeCallMB.toFixed(0),
+            `${r.filesRemoved}/${r.filesAdded}`,
+            `${(r.bytesRemoved / MB).toFixed(0)}/${(r.bytesAdded / MB).toFixed(0)}`,
+            r.load1.toFixed(1),
+          ],
+          widths,
+        ),
+      );
+    }
+  }
+  console.log("");
+  const k = { ...KNOB_DEFAULTS, ...knobs };
+  const knobSumMB =
+    (k.maxBufferedBytes + k.maxFetchBytes + k.maxParallelBins * k.maxRowGroupDecodedBytes) / MB;
+  for (const s of summary) {
+    const by = Object.fromEntries(s.results.map((r) => [r.contender, r]));
+    const ours = by[OURS];
+    for (const other of [DELTA_RS, ORIGINAL].filter((n) => by[n])) {
+      console.log(
+        `${s.size.label}: ours/${other} peak RSS ${(ours.peakRssMB / by[other].peakRssMB).toFixed(2)}, call time ${(ours.callMs / by[other].callMs).toFixed(2)}`,
+      );
+    }
+    const above = ours.peakRssMB - ours.rssBeforeCallMB;
+    console.log(
+      `${s.size.label}: ours peak RSS − pre-call RSS = ${above.toFixed(0)} MB vs its knobs' sum ${knobSumMB.toFixed(0)} MB (below: ${above <= knobSumMB ? "yes" : "no"}); results identical (rows, sum of seq): ${s.identical ? "yes" : `no (${s.mismatches.join("; ")})`}`,
+    );
+  }
+  for (let i = 1; i < summary.length; i++) {
+    const [small, large] = [summary[i - 1], summary[i]];
+    const factor = large.meta.partitionBytes / small.meta.partitionBytes;
+    for (const r of large.results) {
+      const before = small.results.find((x) => x.contender === r.contender);
+      const growth = r.peakRssMB / before.peakRssMB;
+      console.log(
+        `${r.contender}: peak RSS ${large.size.label}/${small.size.label} (partition ×${factor.toFixed(2)}) = ${growth.toFixed(2)}` +
+          (r.contender === OURS ? ` (grows ≤ 10%: ${growth <= 1.1 ? "yes" : "no"})` : ""),
+      );
+    }
+  }
+}
+
+async function main() {
+  const { flags, knobs } = parseFlags(process.argv.slice(2));
+  const sizes = flags.sizes.split(",").map(parseSize);
+  const dist = join(repo, "packages/compaction/dist/index.js");
+  if (!(await exists(dist))) throw new Error(`${dist} is missing: build first (pnpm exec tsc -b)`);
+  flags.dir = resolve(flags.dir);
+  const original = prepareOriginal();
+  const commands = contenders(knobs, original);
+  const startLine = `machine: ${cpus().length} vCPU, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM; node ${process.version}; load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}${Object.keys(knobs).length ? `; compact options ${JSON.stringify(knobs)}` : ""}`;
+  console.error(startLine);
+  const workDir = join(flags.dir, "work-compact");
+  await mkdir(workDir, { recursive: true });
+  const summary = [];
+  for (const size of sizes)
+    summary.push(await measureSize(size, await ensureTable(flags, size), commands, workDir));
+  console.log(`\n${startLine}`);
+  printSummary(summary, knobs);
+  if (original.skipped) console.log(`\n${ORIGINAL}: not run (${original.skipped})`);
+  if (flags.json) {
+    const stripped = summary.map((s) => ({ ...s, results: s.results.map(({ tableDir, ...r }) => r) }));
+    await writeFile(flags.json, `${JSON.stringify({ knobs, summary: stripped }, null, 2)}\n`);
+  }
+  if (summary.some((s) => !s.identical)) process.exitCode = 1;
+  else await rm(workDir, { recursive: true, force: true });
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exit(1);
+});
