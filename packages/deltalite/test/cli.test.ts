@@ -205,7 +205,10 @@ describe("deltalite CLI", () => {
       "AWS_SECRET_ACESS_KEY=hunter2",
       "--json",
     ]);
-    expect(unknownOption.code).toBe(1);
+    // A misspelt storage option is a bad argument (exit 2, "did you mean"); its value is never printed.
+    expect(unknownOption.code).toBe(2);
+    expect(JSON.parse(unknownOption.stdout).error).toMatchObject({ kind: "invalid_argument" });
+    expect(unknownOption.stdout).toContain("did you mean");
     expect(unknownOption.stdout + unknownOption.stderr).not.toContain("hunter2");
   });
 });
