@@ -74,3 +74,26 @@ def op_delete_delta_rs(args):
     out["removed"].sort()
     out["added"].sort()
     return out
+
+
+def op_cdf_rows(args):
+    """args: {uri, starting_version?: int (default 0), ending_version?}. delta-rs `load_cdf` as sorted
+    canonical rows without `_commit_timestamp` (columns by name: the table's, `_change_type`,
+    `_commit_version`), and the same rows without `_commit_version` (`changes`)."""
+    import json
+
+    import pyarrow as pa
+    from deltalake import DeltaTable
+
+    from ops_parquet_write import canonical_rows
+
+    dt = DeltaTable(args["uri"])
+    kwargs = {"starting_version": int(args.get("starting_version", 0))}
+    if args.get("ending_version") is not None:
+        kwargs["ending_version"] = int(args["ending_version"])
+    table = pa.table(dt.load_cdf(**kwargs).read_all())
+    names = [f.name for f in dt.schema().fields] + ["_change_type", "_commit_version"]
+    rows = canonical_rows(table.select(names))
+    key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    changes = [{k: v for k, v in r.items() if k != "_commit_version"} for r in rows]
+    return {"rows": sorted(rows, key=key), "changes": sorted(changes, key=key)}

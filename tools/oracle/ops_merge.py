@@ -57,25 +57,40 @@ def merge_predicate(keys, partition_key):
 
 
 def op_merge_delta_rs(args):
-    """args: {uri, source: IPC path, keys: [col], partition_key?: col}. delta-rs MERGE of the source into
-    the table (see module comment). A source that lacks table columns is merged as delta-rs does it: the
-    update sets only the source's columns (matched rows keep the rest), the insert leaves the rest NULL —
-    the reference for the upsert's missingColumns "keep". Returns {version, metrics}."""
-    from deltalake import DeltaTable
+    """args: {uri, source: IPC path, keys: [col], partition_key?: col, delete_column?: col, txn?: {appId,
+    version}}. delta-rs MERGE of the source into the table (see module comment). A source that lacks table
+    columns is merged as delta-rs does it: the update sets only the source's columns (matched rows keep the
+    rest), the insert leaves the rest NULL — the reference for the upsert's missingColumns "keep". With
+    `delete_column` (a boolean source column): `when_matched_delete` where it is true, then
+    `when_matched_update_all` and `when_not_matched_insert_all` (where it is not true) without it — the
+    reference for the upsert's `deleteColumn`. `txn` is committed as a delta-rs Transaction. Returns
+    {version, metrics}."""
+    from deltalake import CommitProperties, DeltaTable, Transaction
 
     source = _read_ipc(args["source"])
     dt = DeltaTable(args["uri"])
-    metrics = (
-        dt.merge(
-            source,
-            merge_predicate(args["keys"], args.get("partition_key")),
-            source_alias="s",
-            target_alias="t",
-        )
-        .when_matched_update_all()
-        .when_not_matched_insert_all()
-        .execute()
+    txn = args.get("txn")
+    properties = (
+        CommitProperties(app_transactions=[Transaction(txn["appId"], int(txn["version"]))]) if txn else None
     )
+    merger = dt.merge(
+        source,
+        merge_predicate(args["keys"], args.get("partition_key")),
+        source_alias="s",
+        target_alias="t",
+        commit_properties=properties,
+    )
+    flag = args.get("delete_column")
+    if flag:
+        column = f's."{flag}"'
+        merger = (
+            merger.when_matched_delete(predicate=f"{column} = true")
+            .when_matched_update_all(except_cols=[flag])
+            .when_not_matched_insert_all(predicate=f"{column} IS NOT TRUE", except_cols=[flag])
+        )
+    else:
+        merger = merger.when_matched_update_all().when_not_matched_insert_all()
+    metrics = merger.execute()
     return {"version": DeltaTable(args["uri"]).version(), "metrics": metrics}
 
 

@@ -4,9 +4,10 @@
  * modificationTime, stats computed from the footer the writer parsed — no read back) and the Remove of a
  * live file (its path, partition values and size as the log holds them, `extendedFileMetadata`). Both take
  * `dataChange`: true for writes, upserts and deletes, false for a rewrite that keeps the data (compaction).
+ * Also the `cdc` action of a change-data file (`dataChange: false`, no stats, as delta-rs writes it).
  */
 import type { WrittenFile } from "@deltalite/parquet-stream";
-import type { AddAction, RemoveAction } from "./actions.js";
+import type { AddAction, CdcAction, RemoveAction } from "./actions.js";
 import { encodeActionPath } from "./partition/paths.js";
 import type { FileView } from "./snapshot.js";
 import { addStats, statsJson } from "./stats/add-stats.js";
@@ -26,6 +27,14 @@ export function addForWrittenFile(
     dataChange: options.dataChange ?? true,
     stats: statsJson(addStats({ metadata: file.metadata, ...rules })),
   };
+}
+
+/** The `cdc` action of a change-data file a writer just completed (delta-rs: no stats, `dataChange: false`). */
+export function cdcForWrittenFile(
+  file: WrittenFile,
+  partitionValues: Record<string, string | null>,
+): CdcAction {
+  return { path: encodeActionPath(file.key), size: file.size, partitionValues, dataChange: false };
 }
 
 /** The Remove of live file `file`, deleted at `deletionTimestamp` (ms). */

@@ -30,7 +30,13 @@ import { readCommit } from "./commit-read.js";
 import { type OutcomeResolution, tryCommitVersion } from "./commit-write.js";
 import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
 import { listLogFiles } from "./log-segment.js";
-import { checkWriteSupport, isAppendOnly, protocolForNewTable, type WriteKind } from "./protocol-gate.js";
+import {
+  type ChangeDataMode,
+  checkWriteSupport,
+  isAppendOnly,
+  protocolForNewTable,
+  type WriteKind,
+} from "./protocol-gate.js";
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
 import { Snapshot } from "./snapshot.js";
 import { decodeLogPath } from "./table-paths.js";
@@ -90,6 +96,11 @@ export interface CommitOptions {
   read?: ReadSet | undefined;
   /** Retries after losing the race (default 15). */
   maxRetries?: number | undefined;
+  /**
+   * How a data-removing commit keeps the table's change data feed right (see `ChangeDataMode`); without
+   * it such a commit is refused on a table with `delta.enableChangeDataFeed=true`.
+   */
+  changeData?: ChangeDataMode | undefined;
   /** Backoff before retry n is uniform in `[0, min(maxBackoffMs, baseBackoffMs * 2^n))` (defaults 5 ms, 500 ms). */
   baseBackoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
@@ -154,7 +165,13 @@ export async function commitTransaction(
   const kind = writeKindOf(actions);
   const newMetadata = lastOf(actions, "metaData") as MetadataAction | undefined;
   const newProtocol = lastOf(actions, "protocol") as ProtocolAction | undefined;
-  checkWriteSupport(newProtocol ?? snapshot.protocol, newMetadata ?? snapshot.metadata, table, kind);
+  checkWriteSupport(
+    newProtocol ?? snapshot.protocol,
+    newMetadata ?? snapshot.metadata,
+    table,
+    kind,
+    options.changeData,
+  );
   if (isAppendOnly(newMetadata ?? snapshot.metadata) && removesData(actions)) {
     throw new DeltaLiteError(
       "unsupported",

@@ -130,6 +130,13 @@ const scenarios: Scenario[] = [
     conflict: { type: "ConcurrentTransaction", retryable: false },
   },
   {
+    name: "the same txn appId wins over a data conflict: not retryable (a re-plan would apply the batch twice)",
+    winner: () => [add("w", "1"), { txn: { appId: "sync-job", version: 7 } }],
+    loser: () => [add("l", "1"), { txn: { appId: "sync-job", version: 8 } }],
+    loserRead: { kind: "table" },
+    conflict: { type: "ConcurrentTransaction", retryable: false },
+  },
+  {
     name: "different txn appIds rebase",
     winner: () => [add("w", "1"), { txn: { appId: "job-a", version: 1 } }],
     loser: () => [add("l", "1"), { txn: { appId: "job-b", version: 1 } }],

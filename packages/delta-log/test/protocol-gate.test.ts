@@ -125,6 +125,13 @@ describe("write kinds that remove files", () => {
   it("a rearrangement (dataChange: false removes) writes no change data, so CDF does not refuse it", () => {
     expect(() => checkWriteSupport(p(1, 4), cdf, "t", "rearrange")).not.toThrow();
   });
+  it("a rewrite of a CDF table needs the writer to say how it keeps the feed (written or derived)", () => {
+    expect(() => checkWriteSupport(p(1, 4), cdf, "t", "rewrite")).toThrow(
+      expect.objectContaining({ kind: "unsupported", feature: "changeDataFeed" }),
+    );
+    expect(() => checkWriteSupport(p(1, 4), cdf, "t", "rewrite", "written")).not.toThrow();
+    expect(() => checkWriteSupport(p(1, 4), cdf, "t", "rewrite", "derived")).not.toThrow();
+  });
   it("a rearrangement of a deletion-vector table is refused (the removed files' vectors would be lost)", () => {
     expect(() => checkWriteSupport(dv, meta(), "t", "rearrange")).toThrow(
       expect.objectContaining({ kind: "unsupported", feature: "deletionVectors" }),

@@ -19,6 +19,8 @@ export type {
 } from "@deltalite/compaction";
 export {
   type BatchSource,
+  type DeleteOptions,
+  type DeleteResult,
   type LimitsSnapshot,
   limitsSnapshot,
   SCAN_FILTER_OPS,

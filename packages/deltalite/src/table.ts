@@ -20,7 +20,11 @@ import {
 import {
   ArrowAdopter,
   type BatchSource,
+  type DeleteOptions,
+  type DeleteResult,
+  deleteWhere,
   isArrowSchema,
+  type ScanFilterCondition,
   type ScanOptions,
   scanTable,
   type TableScan,
@@ -319,6 +323,30 @@ export class DeltaLiteTable {
       throw new DeltaLiteError("generic", "history limit must be a non-negative integer");
     }
     return this.#snapshot.history(limit, options);
+  }
+
+  /**
+   * Deletes the rows matching `filter` (the scan's filter language) in one DELETE commit, as delta-rs's
+   * `delete`: files whose stats prove every row matches are removed unread, files that may match are
+   * rewritten without those rows, the rest stay. Nothing matching means no commit. With `txn`, a batch
+   * already applied is skipped. The handle moves to the committed version.
+   */
+  delete(filter: readonly ScanFilterCondition[], options: DeleteOptions = {}): Promise<DeleteResult> {
+    return this.#serial(async () => {
+      const signal = options.signal ? { signal: options.signal } : {};
+      const latest = await this.#snapshot.reload(signal);
+      const result = await deleteWhere(latest, filter, options);
+      this.#snapshot = result.commit ? result.commit.snapshot : latest;
+      return result;
+    });
+  }
+
+  /**
+   * The newest batch version the application `appId` committed (its `txn` action), as this handle's
+   * snapshot knows it; undefined when it committed none. A batch with a version at or below it is skipped.
+   */
+  txnVersion(appId: string): number | undefined {
+    return this.#snapshot.txnVersion(appId);
   }
 
   /**

@@ -2,7 +2,7 @@
  * @deltalite/merge-engine: the upsert's machinery — primary-key encoding and hashing (keys/), the
  * per-partition source key set and `keyBuckets`, and the upsert pipeline (upsert/: validate, relax,
  * per-partition stats prune and exact key probe (consulting the probe cache), streaming rewrite, one MERGE
- * commit), run under the budgets @deltalite/data-files holds for every engine of the process. Test hooks
+ * commit; deletes through a boolean `deleteColumn`, exactly-once batches through `txn`), run under the budgets @deltalite/data-files holds for every engine of the process. Test hooks
  * are in `@deltalite/merge-engine/internal` (internal.ts).
  */
 
@@ -15,8 +15,10 @@ export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from 
 export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
 export {
+  type DroppedKind,
   fileHoldsSourceKey,
   type MissingColumns,
+  type PartitionDeletes,
   type PruneStrategy,
   planSource,
   type RewriteInput,

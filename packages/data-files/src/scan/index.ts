@@ -8,7 +8,7 @@ export {
   type ScanFilterOp,
   type ScanFilterValue,
 } from "./filter.js";
-export { partitionsMatch, statsMatch, statsMayMatch } from "./prune.js";
+export { partitionsMatch, statsMatch, statsMayMatch, statsProveAll, statsProveAllMatch } from "./prune.js";
 export {
   type ScanMetrics,
   type ScanOptions,

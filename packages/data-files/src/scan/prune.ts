@@ -6,7 +6,8 @@
  * and tested exactly. Stats are used only where delta-log's `columnBounds` trusts them (SPEC §7 "Stats
  * pruning": integer, date and string columns; no long beyond 2^53; no possibly truncated string max).
  * Timestamps, floats, decimals, booleans and binary are never pruned by stats. Null counts prune `isNull`
- * (no nulls) and every other op when all values are null.
+ * (no nulls) and every other op when all values are null. The converse — stats proving that every row
+ * matches — is `statsProveAllMatch` (a delete removes such files without reading them).
  */
 import {
   allNull,
@@ -88,6 +89,56 @@ export function statsMatch(
   for (const condition of conditions) {
     if (partitionColumns.has(condition.column)) continue;
     if (!statsMayMatch(file.stats, condition)) return false;
+  }
+  return true;
+}
+
+/**
+ * True when the file's stats prove that EVERY row satisfies `condition` (a delete may then remove the file
+ * without reading it). Needs the row count and a tight null count; comparisons also need no NULLs (a NULL
+ * satisfies no comparison) and trusted bounds (the same types and rules as pruning).
+ */
+export function statsProveAll(stats: FileStats | undefined, condition: ResolvedCondition): boolean {
+  if (!stats) return false;
+  const bounds = columnBounds(stats, condition.column, condition.deltaType);
+  const { nullCount, numRecords } = bounds;
+  if (nullCount === undefined || numRecords === undefined) return false;
+  if (condition.op === "isNull") return nullCount >= numRecords;
+  if (nullCount > 0) return false;
+  if (condition.op === "isNotNull") return true;
+  if (!STATS_PRUNABLE_TYPES.has(condition.deltaType)) return false;
+  const min = bounds.min as Comparable | undefined;
+  const max = bounds.max as Comparable | undefined;
+  if (min === undefined || max === undefined) return false;
+  const cmp = (a: Comparable, b: Comparable) => compareValues(a, b, condition.kind);
+  const v = condition.operands[0]!;
+  switch (condition.op) {
+    case "eq":
+      return cmp(min, v) === 0 && cmp(max, v) === 0;
+    case "in":
+      return cmp(min, max) === 0 && condition.operands.some((o) => cmp(min, o) === 0);
+    case "ne":
+      return cmp(max, v) < 0 || cmp(min, v) > 0;
+    case "lt":
+      return cmp(max, v) < 0;
+    case "le":
+      return cmp(max, v) <= 0;
+    case "gt":
+      return cmp(min, v) > 0;
+    case "ge":
+      return cmp(min, v) >= 0;
+  }
+}
+
+/** True when the file's stats prove every row satisfies every non-partition condition. */
+export function statsProveAllMatch(
+  file: FileView,
+  conditions: readonly ResolvedCondition[],
+  partitionColumns: ReadonlySet<string>,
+): boolean {
+  for (const condition of conditions) {
+    if (partitionColumns.has(condition.column)) continue;
+    if (!statsProveAll(file.stats, condition)) return false;
   }
   return true;
 }

@@ -1,6 +1,6 @@
 /**
- * The row filter of a scan: which rows of a batch satisfy every condition (SQL null semantics, see
- * filter.ts), and the batch cut down to those rows.
+ * The row filter of a scan (and of a delete): which rows of a batch satisfy every condition (SQL null
+ * semantics, see filter.ts), as a per-row mask or as the indices of the rows kept.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { decimal128At } from "@deltalite/parquet-stream";
@@ -59,12 +59,8 @@ function scalarReader(data: Data, condition: ResolvedCondition): (i: number) => 
   return (i) => (valid(i) ? read(i) : null);
 }
 
-/** Indices of the rows of `batch` that satisfy every condition, or undefined when all rows do. */
-export function selectedRows(
-  batch: RecordBatch,
-  conditions: readonly ResolvedCondition[],
-): Int32Array | undefined {
-  if (conditions.length === 0) return undefined;
+/** Per row of `batch`: 1 when it satisfies every condition (all 1 without conditions). */
+export function matchMask(batch: RecordBatch, conditions: readonly ResolvedCondition[]): Uint8Array {
   const n = batch.numRows;
   const keep = new Uint8Array(n).fill(1);
   for (const condition of conditions) {
@@ -75,11 +71,25 @@ export function selectedRows(
     const read = scalarReader(column, condition);
     for (let i = 0; i < n; i++) if (keep[i] && !satisfies(read(i), condition)) keep[i] = 0;
   }
+  return keep;
+}
+
+/** Indices of the rows whose mask entry is `want` (1: matching rows; 0: the others). */
+export function rowsWhere(mask: Uint8Array, want: 0 | 1): Int32Array {
   let count = 0;
-  for (let i = 0; i < n; i++) count += keep[i]!;
-  if (count === n) return undefined;
+  for (let i = 0; i < mask.length; i++) if (mask[i] === want) count++;
   const out = new Int32Array(count);
   let j = 0;
-  for (let i = 0; i < n; i++) if (keep[i]) out[j++] = i;
+  for (let i = 0; i < mask.length; i++) if (mask[i] === want) out[j++] = i;
   return out;
+}
+
+/** Indices of the rows of `batch` that satisfy every condition, or undefined when all rows do. */
+export function selectedRows(
+  batch: RecordBatch,
+  conditions: readonly ResolvedCondition[],
+): Int32Array | undefined {
+  if (conditions.length === 0) return undefined;
+  const rows = rowsWhere(matchMask(batch, conditions), 1);
+  return rows.length === batch.numRows ? undefined : rows;
 }

@@ -25,6 +25,8 @@ export interface DataFileWriterOptions {
   multipartConcurrency?: number | undefined;
   /** The Adds' dataChange (default true). */
   dataChange?: boolean | undefined;
+  /** A folder the partition paths go under (change-data files: `_change_data`); none by default. */
+  keyPrefix?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -45,7 +47,9 @@ export async function* writePartitionFiles(
   options: DataFileWriterOptions,
 ): AsyncGenerator<WrittenDataFile> {
   const codec = options.codec ?? "snappy";
-  const dir = hivePartitionPath(options.partitionColumns, values);
+  const dir = [options.keyPrefix, hivePartitionPath(options.partitionColumns, values)]
+    .filter((part) => part)
+    .join("/");
   const writerId = randomUUID();
   let part = 0;
   const files = parquetFileStream(store, batches, {

@@ -10,6 +10,15 @@ export {
 } from "./align.js";
 export { ArrowAdopter } from "./arrow-adopt.js";
 export { isArrowSchema } from "./arrow-shape.js";
+export {
+  CHANGE_DATA_DIR,
+  CHANGE_TYPE_COLUMN,
+  ChangeDataWriter,
+  type ChangeType,
+  changeDataSchema,
+  type PartitionColumn,
+  partitionColumnsOf,
+} from "./change-data.js";
 export { type DataFileWriterOptions, type WrittenDataFile, writePartitionFiles } from "./data-file-writer.js";
 export { type BatchSource, type PeekedStream, peekBatches } from "./input.js";
 export {
@@ -30,6 +39,7 @@ export { type WriteFilesOptions, type WrittenAdds, writeDataFiles } from "./writ
 export {
   type CommittedWrite,
   type IgnoredWrite,
+  type SkippedWrite,
   type WriteOptions,
   type WriteResult,
   writeExistingTable,

@@ -5,11 +5,16 @@
  * (`committed: false`), both before the data is read. Schema changes are explicit: `schemaMode: "merge"`
  * adds new nullable columns on append, `schemaMode: "overwrite"` replaces the schema on overwrite. Every
  * validation runs before any file is written; the data files become visible only through the single commit.
+ * With `txn: { appId, version }` the commit carries Delta's `txn` action, and a write whose appId already
+ * committed that version (or a later one) is skipped before the data is read (`skipped: true`).
  */
 import {
   type Action,
+  type AppTransaction,
+  appTransactionApplied,
   arrowSchemaToDelta,
   type CommitResult,
+  checkAppTransaction,
   commitTransaction,
   createTable,
   type DeltaSchema,
@@ -22,6 +27,7 @@ import {
   removeForFile,
   Snapshot,
   schemaToJson,
+  txnActions,
   validateTableProperties,
 } from "@deltalite/delta-log";
 import {
@@ -65,6 +71,11 @@ export interface WriteOptions
   commitMetadata?: Record<string, unknown> | undefined;
   /** Default: the table's `delta.targetFileSize`, else 100 MiB. */
   targetFileSize?: number | undefined;
+  /**
+   * Exactly-once: the commit carries this `txn` action; when the table already holds `appId` at
+   * `version` or later, nothing is read, written or committed (`skipped: true`).
+   */
+  txn?: AppTransaction | undefined;
 }
 
 interface WriteSummary {
@@ -79,6 +90,7 @@ interface WriteSummary {
 /** A write that committed a version. */
 export interface CommittedWrite extends WriteSummary {
   committed: true;
+  skipped?: undefined;
   /** Set when post-commit maintenance (checkpoint, log cleanup) failed; the write itself is durable. */
   maintenanceError?: unknown;
   commit: CommitResult;
@@ -87,11 +99,20 @@ export interface CommittedWrite extends WriteSummary {
 /** Mode `ignore` on an existing table: nothing was read, written or committed; all counts are 0. */
 export interface IgnoredWrite extends WriteSummary {
   committed: false;
+  skipped?: undefined;
   maintenanceError?: undefined;
   commit?: undefined;
 }
 
-export type WriteResult = CommittedWrite | IgnoredWrite;
+/** `txn` already applied (its appId holds that version or a later one): nothing was read, written or committed. */
+export interface SkippedWrite extends WriteSummary {
+  committed: false;
+  skipped: true;
+  maintenanceError?: undefined;
+  commit?: undefined;
+}
+
+export type WriteResult = CommittedWrite | IgnoredWrite | SkippedWrite;
 
 function partitionTypesOf(
   schema: DeltaSchema,
@@ -115,7 +136,8 @@ function partitionTypesOf(
   return types;
 }
 
-function targetFileSizeOf(
+/** `explicit`, else the table's `delta.targetFileSize`, else undefined (the writer's default). */
+export function targetFileSizeOf(
   configuration: Readonly<Record<string, string>>,
   explicit: number | undefined,
 ): number | undefined {
@@ -158,6 +180,7 @@ export async function writeNewTable(
   const table = store.root;
   checkWriteMode(options.mode);
   checkSchemaMode(options.schemaMode);
+  checkAppTransaction(options.txn, table);
   const { schema: sourceSchema, batches } = await peekBatches(data);
   if (!sourceSchema) {
     throw new DeltaLiteInvalidArgumentError(
@@ -186,7 +209,7 @@ export async function writeNewTable(
         schema: deltaSchema,
         partitionColumns,
         configuration,
-        actions: written.adds.map((add) => ({ add })),
+        actions: [...written.adds.map((add) => ({ add })), ...txnActions(options.txn)],
         operation: "WRITE",
         operationParameters: writeParameters(options.mode ?? "error", partitionColumns),
         operationMetrics: writeMetrics({
@@ -203,7 +226,8 @@ export async function writeNewTable(
   } catch (error) {
     // Another writer created the table first: `ignore` means leave it be (our files are already gone).
     if (options.mode === "ignore" && hasErrorKind(error, "already_exists")) {
-      return ignored(await Snapshot.open(store, { signal: options.signal }));
+      const winner = await Snapshot.open(store, { signal: options.signal });
+      return appTransactionApplied(winner, options.txn) ? skipped(winner) : ignored(winner);
     }
     throw error;
   }
@@ -220,6 +244,11 @@ function ignored(snapshot: Snapshot): IgnoredWrite {
     rowsWritten: 0,
     bytesWritten: 0,
   };
+}
+
+/** The result of a write whose `txn` the table already holds. */
+function skipped(snapshot: Snapshot): SkippedWrite {
+  return { ...ignored(snapshot), skipped: true };
 }
 
 const SCHEMA_MODES = ["merge", "overwrite"] as const;
@@ -246,6 +275,8 @@ export async function writeExistingTable(
   const table = snapshot.table;
   checkWriteMode(options.mode);
   checkSchemaMode(options.schemaMode);
+  checkAppTransaction(options.txn, table);
+  if (appTransactionApplied(snapshot, options.txn)) return skipped(snapshot);
   const mode = options.mode ?? "append";
   if (mode === "ignore") return ignored(snapshot);
   if (mode === "error") {
@@ -289,6 +320,7 @@ export async function writeExistingTable(
     ...(newMetadata ? [{ metaData: newMetadata }] : []),
     ...removes,
     ...written.adds.map((add) => ({ add })),
+    ...txnActions(options.txn),
   ];
   const commit = await commitOrDiscard(store, written, () =>
     commitTransaction(snapshot, actions, {
@@ -301,6 +333,9 @@ export async function writeExistingTable(
         startedAt,
       }),
       commitMetadata: options.commitMetadata,
+      // An overwrite deletes every row and inserts every new one: change-data readers derive both from
+      // the removes and adds (delta-rs writes no change-data files for it either).
+      changeData: "derived",
       hooks: defaultMaintenanceHooks(),
       signal: options.signal,
     }),

@@ -1,9 +1,13 @@
 /**
  * Reading a verb's option values: the table URI, strings, counts, byte sizes (units.ts), lists,
- * `KEY=VALUE` entries and choices — each mistake an invalid_argument naming the flag.
+ * `KEY=VALUE` entries, choices, a scan filter and an exactly-once batch id (`--txn-app-id` / `--txn-version`)
+ * — each mistake an invalid_argument naming the flag.
  */
+import type { ScanFilterCondition } from "@deltalite/data-files";
+import type { AppTransaction } from "@deltalite/delta-log";
 import { didYouMean } from "@deltalite/errors";
 import { usageError, type VerbContext } from "./framework.js";
+import type { OptionDefs } from "./options.js";
 import { parseByteSize, parseCount } from "./units.js";
 
 /** The single table URI a verb takes (a local path resolved from the caller's directory). */
@@ -67,4 +71,47 @@ export function choiceFlag<T extends string>(
   throw usageError(
     `--${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})${didYouMean(String(raw), choices)}`,
   );
+}
+
+/** A `--filter` JSON list of `{column, op, value}` conditions; undefined when absent. */
+export function filterFlag(ctx: VerbContext, name: string): ScanFilterCondition[] | undefined {
+  const raw = stringFlag(ctx, name);
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw usageError(
+      `--${name} needs a JSON list of conditions, e.g. [{"column":"id","op":"ge","value":10}]`,
+    );
+  }
+  if (!Array.isArray(value) || value.some((c) => typeof c !== "object" || c === null || Array.isArray(c))) {
+    throw usageError(`--${name} needs a JSON list of {column, op, value} objects`);
+  }
+  return value as ScanFilterCondition[];
+}
+
+/** The exactly-once options of write, upsert and delete. */
+export const TXN_OPTIONS: OptionDefs = {
+  "txn-app-id": {
+    type: "string",
+    value: "ID",
+    description: "exactly-once: the application id whose batch this is (with --txn-version)",
+  },
+  "txn-version": {
+    type: "string",
+    value: "N",
+    description: "exactly-once: the batch number; skipped when ID already committed N or later",
+  },
+};
+
+/** `--txn-app-id ID --txn-version N` (both or neither) as the call's `txn`. */
+export function txnFlag(ctx: VerbContext): { txn?: AppTransaction } {
+  const appId = stringFlag(ctx, "txn-app-id");
+  const version = countFlag(ctx, "txn-version");
+  if (appId === undefined && version === undefined) return {};
+  if (appId === undefined || version === undefined) {
+    throw usageError("--txn-app-id and --txn-version go together");
+  }
+  return { txn: { appId, version } };
 }

@@ -4,11 +4,11 @@
  * NDJSON, CSV, Parquet, or Arrow IPC (file or stream) — the format from `--format`, else from the output's
  * extension, else NDJSON; an extension that contradicts `--format` is refused.
  */
-import { SCAN_FILTER_OPS, type ScanFilterCondition, scanTable, type TableScan } from "@deltalite/data-files";
+import { SCAN_FILTER_OPS, scanTable, type TableScan } from "@deltalite/data-files";
 import { Snapshot } from "@deltalite/delta-log";
 import { openStore } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
-import { choiceFlag, countFlag, listFlag, requireUri, stringFlag } from "./flags.js";
+import { choiceFlag, countFlag, filterFlag, listFlag, requireUri, stringFlag } from "./flags.js";
 import { usageError, type Verb, type VerbContext } from "./framework.js";
 import type { Progress } from "./progress.js";
 import { FORMATS, formatOfExtension, type OutputFormat, writeScanOutput } from "./scan-output.js";
@@ -27,20 +27,6 @@ export interface ScanVerbResult {
   filesRead: number;
   rowGroupsRead: number;
   rowsRead: number;
-}
-
-function parseFilter(raw: string | undefined): ScanFilterCondition[] | undefined {
-  if (raw === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw usageError('--filter needs a JSON list of conditions, e.g. [{"column":"id","op":"ge","value":10}]');
-  }
-  if (!Array.isArray(value) || value.some((c) => typeof c !== "object" || c === null || Array.isArray(c))) {
-    throw usageError("--filter needs a JSON list of {column, op, value} objects");
-  }
-  return value as ScanFilterCondition[];
 }
 
 /** The output format: `--format`, else the extension's, else NDJSON; a contradiction is refused. */
@@ -128,7 +114,7 @@ export const scanVerb: Verb = {
     if (batchSize === 0) throw usageError("--batch-size needs a positive integer");
     const limit = countFlag(ctx, "limit");
     const columns = listFlag(ctx, "columns");
-    const filter = parseFilter(stringFlag(ctx, "filter"));
+    const filter = filterFlag(ctx, "filter");
 
     const store = openStore(uri, { storageOptions: ctx.storageOptions });
     const snapshot = await Snapshot.open(store, at);

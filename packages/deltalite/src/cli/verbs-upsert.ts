@@ -6,7 +6,17 @@
 import { DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
 import type { UpsertOptions } from "@deltalite/merge-engine";
 import { DeltaLiteTable } from "../table.js";
-import { bytesFlag, choiceFlag, countFlag, keyValueFlag, listFlag, requireUri, stringFlag } from "./flags.js";
+import {
+  bytesFlag,
+  choiceFlag,
+  countFlag,
+  keyValueFlag,
+  listFlag,
+  requireUri,
+  stringFlag,
+  TXN_OPTIONS,
+  txnFlag,
+} from "./flags.js";
 import { usageError, type Verb, type VerbContext } from "./framework.js";
 import { checkInputs, openInputs } from "./input.js";
 import type { OptionDefs } from "./options.js";
@@ -94,12 +104,19 @@ export const upsertVerb: Verb = {
       description:
         "table columns the input lacks: null in replaced rows, keep the replaced row's values, or refuse",
     },
+    "delete-column": {
+      type: "string",
+      value: "COL",
+      description:
+        "a boolean input column (never written): true rows delete the row with their key and are not inserted",
+    },
     "commit-metadata": {
       type: "string",
       multiple: true,
       value: "KEY=VALUE",
       description: "an entry written flat into the commit's commitInfo",
     },
+    ...TXN_OPTIONS,
     "prune-strategy": {
       type: "string",
       value: "probe|stats|none",
@@ -122,6 +139,8 @@ export const upsertVerb: Verb = {
     const commitMetadata = keyValueFlag(ctx, "commit-metadata");
     const partitionKey = stringFlag(ctx, "partition-key");
     const tuning = knobs(ctx);
+    const deleteColumn = stringFlag(ctx, "delete-column");
+    const txn = txnFlag(ctx);
     const inputs = await checkInputs(ctx.values.input as string[] | undefined, ctx.resolve);
     // A missing table fails here, before the input is read; its message says how to create one.
     const table = await DeltaLiteTable.open(uri, { storageOptions: ctx.storageOptions });
@@ -135,6 +154,8 @@ export const upsertVerb: Verb = {
       pruneStrategy,
       ...tuning,
       ...(missingColumns !== "null" ? { missingColumns } : {}),
+      ...(deleteColumn !== undefined ? { deleteColumn } : {}),
+      ...txn,
     } as UpsertOptions;
     const stats = await table.upsert(data, options);
     const { maintenanceError, ...rest } = stats;
@@ -143,11 +164,15 @@ export const upsertVerb: Verb = {
   human(result) {
     const r = result as {
       version: number;
+      skipped?: boolean;
       rowsInserted: number;
       rowsUpdated: number;
+      rowsDeleted?: number;
       filesRemoved: number;
       filesAdded: number;
     };
-    return `committed version ${r.version}: ${r.rowsInserted} rows inserted, ${r.rowsUpdated} updated (files: ${r.filesRemoved} removed, ${r.filesAdded} added)\n`;
+    if (r.skipped) return `skipped: that --txn batch was already applied (table at version ${r.version})\n`;
+    const deleted = r.rowsDeleted ? `, ${r.rowsDeleted} deleted` : "";
+    return `committed version ${r.version}: ${r.rowsInserted} rows inserted, ${r.rowsUpdated} updated${deleted} (files: ${r.filesRemoved} removed, ${r.filesAdded} added)\n`;
   },
 };

@@ -5,7 +5,7 @@
  */
 import type { WriteMode } from "@deltalite/data-files";
 import { DeltaLiteTable } from "../table.js";
-import { bytesFlag, choiceFlag, keyValueFlag, listFlag, requireUri } from "./flags.js";
+import { bytesFlag, choiceFlag, keyValueFlag, listFlag, requireUri, TXN_OPTIONS, txnFlag } from "./flags.js";
 import type { Verb, VerbContext } from "./framework.js";
 import { checkInputs, openInputs } from "./input.js";
 import { BYTE_SIZE_HELP } from "./units.js";
@@ -13,8 +13,10 @@ import { BYTE_SIZE_HELP } from "./units.js";
 const MODES: readonly WriteMode[] = ["error", "append", "overwrite", "ignore"];
 
 export interface WriteVerbResult {
-  /** False when `--mode ignore` found a table: nothing was written. */
+  /** False when `--mode ignore` found a table, or the `--txn-*` batch was already applied: nothing written. */
   committed: boolean;
+  /** True when the `--txn-app-id` / `--txn-version` batch was already applied. */
+  skipped?: boolean;
   mode: WriteMode;
   version: number;
   filesAdded: number;
@@ -64,6 +66,7 @@ export const writeVerb: Verb = {
       value: "BYTES",
       description: "size of the data files written [default: the table's delta.targetFileSize, else 100MiB]",
     },
+    ...TXN_OPTIONS,
   },
   notes: [BYTE_SIZE_HELP],
   async run(ctx: VerbContext): Promise<WriteVerbResult> {
@@ -73,6 +76,7 @@ export const writeVerb: Verb = {
     const commitMetadata = keyValueFlag(ctx, "commit-metadata");
     const targetFileSize = bytesFlag(ctx, "target-file-size");
     const partitionBy = listFlag(ctx, "partition-by");
+    const txn = txnFlag(ctx);
     const inputs = await checkInputs(ctx.values.input as string[] | undefined, ctx.resolve);
     const data = await openInputs(inputs, ctx.progress);
     ctx.progress.start(`writing ${uri}`);
@@ -82,10 +86,12 @@ export const writeVerb: Verb = {
       schemaMode,
       targetFileSize,
       ...(Object.keys(commitMetadata).length > 0 ? { commitMetadata } : {}),
+      ...txn,
       storageOptions: ctx.storageOptions,
     });
     return {
       committed: result.committed,
+      ...("skipped" in result && result.skipped ? { skipped: true } : {}),
       mode,
       version: result.version,
       filesAdded: result.filesAdded,
@@ -97,6 +103,7 @@ export const writeVerb: Verb = {
   },
   human(result) {
     const r = result as WriteVerbResult;
+    if (r.skipped) return `skipped: that --txn batch was already applied (table at version ${r.version})\n`;
     if (!r.committed) return `a table exists at version ${r.version}: --mode ignore wrote nothing\n`;
     const removed = r.filesRemoved > 0 ? `, ${r.filesRemoved} files removed` : "";
     return `committed version ${r.version}: ${r.rowsWritten} rows in ${r.filesAdded} files (${r.bytesWritten} bytes)${removed}\n`;

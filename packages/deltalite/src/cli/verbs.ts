@@ -1,5 +1,6 @@
 /** Every CLI verb, in the order `--help` lists them. */
 import type { Verb } from "./framework.js";
+import { deleteVerb } from "./verbs-delete.js";
 import { historyUpsertVerb, keyBucketsVerb } from "./verbs-history.js";
 import { infoVerb } from "./verbs-info.js";
 import { historyVerb, vacuumVerb } from "./verbs-log.js";
@@ -14,6 +15,7 @@ export const verbs: readonly Verb[] = [
   scanVerb,
   writeVerb,
   upsertVerb,
+  deleteVerb,
   historyUpsertVerb,
   keyBucketsVerb,
   compactVerb,

@@ -6,8 +6,13 @@
 
 export { batchBytes, DEFAULT_MAX_SOURCE_BYTES, type UpsertSource } from "./ingest.js";
 export { fileHoldsSourceKey } from "./probe.js";
-export { type RewriteInput, type RewriteResult, rewritePartition } from "./rewrite.js";
-export { planSource, type SourcePartition, type SourcePlanInput } from "./source-batch.js";
+export { type DroppedKind, type RewriteInput, type RewriteResult, rewritePartition } from "./rewrite.js";
+export {
+  type PartitionDeletes,
+  planSource,
+  type SourcePartition,
+  type SourcePlanInput,
+} from "./source-batch.js";
 export { compareCodePoints, statsMayHoldKey } from "./stats-prune.js";
 export type { MissingColumns, PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
 export { upsert } from "./upsert.js";

@@ -2,13 +2,15 @@
  * The upsert's source, taken in and validated before anything is written: collected into memory under the
  * `maxSourceBytes` guard (it is the small side), every primary-key column present, the non-nullable table
  * columns it would put a NULL into found (they are relaxed first), the columns each batch lacks judged
- * by `missingColumns` (missing-columns.ts), each batch aligned and cast to the table, and the rows grouped
+ * by `missingColumns` (missing-columns.ts), the `deleteColumn` split off as per-row flags (delete-flags.ts;
+ * the relax analysis still sees the delete rows' values), each batch aligned and cast to the table, and the rows grouped
  * by partition with each partition's key set (duplicates refused).
  */
 import { alignToTable, columnsToRelax, peekBatches, withNullable } from "@deltalite/data-files";
 import type { Snapshot } from "@deltalite/delta-log";
 import { DeltaLiteSchemaMismatchError, DeltaLiteSourceTooLargeError } from "@deltalite/errors";
 import type { Data, RecordBatch, Table } from "apache-arrow";
+import { splitDeleteFlags } from "./delete-flags.js";
 import type { InternalUpsertOptions } from "./hooks.js";
 import { columnsToKeep } from "./missing-columns.js";
 import { checkAborted, type TableShape } from "./shape.js";
@@ -45,7 +47,11 @@ export async function ingestSource(
 ): Promise<IngestedSource> {
   const label = snapshot.table;
   const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
-  const collected = await collect(data, maxSourceBytes, label, signal);
+  const { batches: collected, flags } = splitDeleteFlags(
+    await collect(data, maxSourceBytes, label, signal),
+    options.deleteColumn,
+    label,
+  );
   checkKeyColumns(collected, options.primaryKeys, label);
   const keep = columnsToKeep(collected, snapshot.schema, shape, options, label);
   const relax = columnsToRelax(collected, snapshot.schema);
@@ -55,6 +61,7 @@ export async function ingestSource(
   const partitions = planSource({
     batches: nonEmpty.map((i) => aligned[i]!),
     keepFromTarget: keep && nonEmpty.map((i) => keep[i]!),
+    deleteFlags: flags && nonEmpty.map((i) => flags[i]!),
     tableSchema,
     dataSchema: withNullable(shape.dataSchema, relax),
     partitionColumn: shape.partitionColumn,

@@ -1,7 +1,9 @@
 /**
  * The attempt's one MERGE commit: the counters of every partition's outcome summed, a remove for every hit
  * file and an add for every new one, committed with delta-rs's operationParameters and Spark's
- * operationMetrics names and the read set the conflict checker needs (the touched partitions).
+ * operationMetrics names and the read set the conflict checker needs (the touched partitions), plus the
+ * call's `txn` action when it has one. With a `deleteColumn` the predicates name the delete clause first,
+ * as delta-rs records `whenMatchedDelete` + `whenMatchedUpdateAll` + `whenNotMatchedInsertAll`.
  */
 import {
   type Action,
@@ -11,6 +13,7 @@ import {
   type ReadSet,
   removeForFile,
   type Snapshot,
+  txnActions,
 } from "@deltalite/delta-log";
 import type { PartitionOutcome } from "./partitions.js";
 import { predicateOf, type TableShape } from "./shape.js";
@@ -31,6 +34,8 @@ export type AttemptStats = Pick<
   | "filesAdded"
   | "rowsUpdated"
   | "sourceRowsMatched"
+  | "sourceDeleteRows"
+  | "rowsDeleted"
   | "rowsCopied"
   | "bytesRead"
   | "bytesWritten"
@@ -43,6 +48,8 @@ export function newAttemptStats(partitions: readonly SourcePartition[]): Attempt
   return {
     sourceRows: partitions.reduce((n, p) => n + p.rows, 0),
     nullPkRows: partitions.reduce((n, p) => n + p.keys.nullKeyRows, 0),
+    sourceDeleteRows: partitions.reduce((n, p) => n + (p.deletes?.count ?? 0), 0),
+    rowsDeleted: 0,
     partitionsTouched: partitions.length,
     filesCandidates: 0,
     filesPrunedByStats: 0,
@@ -73,15 +80,33 @@ export function mergeActions(stats: AttemptStats, outcomes: readonly PartitionOu
     stats.probeMs += outcome.probeMs;
     stats.rowsUpdated += result.rowsUpdated;
     stats.sourceRowsMatched += result.keysMatched;
+    stats.rowsDeleted += result.rowsDeleted;
     stats.rowsCopied += result.rowsCopied;
     stats.bytesRead += result.bytesRead;
     stats.bytesWritten += result.bytesWritten;
     stats.filesAdded += result.adds.length;
     stats.filesRemoved += outcome.hits.length;
     for (const add of result.adds) adds.push({ add });
+    for (const cdc of outcome.cdc) adds.push({ cdc });
     for (const file of outcome.hits) removes.push({ remove: removeForFile(file, { deletionTimestamp }) });
   }
   return [...removes, ...adds];
+}
+
+/**
+ * On a table with the change data feed on, a MERGE that wrote no change data changed no row: the files it
+ * rewrote (prune strategies `stats` / `none` rewrite files without a match) only moved rows, so its adds
+ * and removes carry `dataChange: false` and change-data readers derive nothing from them.
+ */
+export function rearrangedIfUnchanged(actions: readonly Action[], changeDataFeed: boolean): Action[] {
+  if (!changeDataFeed || actions.some((a) => "cdc" in a)) return [...actions];
+  return actions.map((a) =>
+    "add" in a
+      ? { add: { ...a.add, dataChange: false } }
+      : "remove" in a
+        ? { remove: { ...a.remove, dataChange: false } }
+        : a,
+  );
 }
 
 /** Commits the MERGE; `startedAt` is when the commit step began (its time joins plan and rewrite). */
@@ -98,26 +123,25 @@ export function commitMerge(
   },
 ): Promise<CommitResult> {
   const { shape, partitions, stats, options } = context;
-  const rowsInserted = stats.sourceRows - stats.sourceRowsMatched;
+  const rowsInserted = rowsInsertedOf(stats);
   const read: ReadSet =
     partitions.length === 0
       ? { kind: "none" }
       : shape.partitionColumn === undefined
         ? { kind: "table" }
         : { kind: "partitions", partitions: partitions.map((p) => p.values) };
-  return commitTransaction(snapshot, actions, {
+  return commitTransaction(snapshot, [...actions, ...txnActions(options.txn)], {
     operation: "MERGE",
     operationParameters: {
       predicate: predicateOf(shape),
-      matchedPredicates: JSON.stringify([{ actionType: "update" }]),
-      notMatchedPredicates: JSON.stringify([{ actionType: "insert" }]),
+      ...clausePredicates(options.deleteColumn),
       notMatchedBySourcePredicates: "[]",
     },
     operationMetrics: {
       numSourceRows: stats.sourceRows,
       numTargetRowsInserted: rowsInserted,
       numTargetRowsUpdated: stats.rowsUpdated,
-      numTargetRowsDeleted: 0,
+      numTargetRowsDeleted: stats.rowsDeleted,
       numTargetRowsCopied: stats.rowsCopied,
       numOutputRows: rowsInserted + stats.rowsUpdated + stats.rowsCopied,
       numTargetFilesAdded: stats.filesAdded,
@@ -126,7 +150,30 @@ export function commitMerge(
     },
     commitMetadata: options.commitMetadata,
     read,
+    changeData: "written",
     hooks: options.hooks ?? defaultMaintenanceHooks(),
     signal: context.signal,
   });
+}
+
+/** Source rows inserted: neither matched nor deletes. */
+export function rowsInsertedOf(
+  stats: Pick<AttemptStats, "sourceRows" | "sourceRowsMatched" | "sourceDeleteRows">,
+): number {
+  return stats.sourceRows - stats.sourceRowsMatched - stats.sourceDeleteRows;
+}
+
+/** `matchedPredicates` / `notMatchedPredicates` as delta-rs records its clauses. */
+function clausePredicates(deleteColumn: string | undefined): Record<string, string> {
+  if (deleteColumn === undefined) {
+    return {
+      matchedPredicates: JSON.stringify([{ actionType: "update" }]),
+      notMatchedPredicates: JSON.stringify([{ actionType: "insert" }]),
+    };
+  }
+  const flag = `s.\`${deleteColumn.replace(/`/g, "``")}\``;
+  return {
+    matchedPredicates: JSON.stringify([{ actionType: "delete", predicate: flag }, { actionType: "update" }]),
+    notMatchedPredicates: JSON.stringify([{ actionType: "insert", predicate: `${flag} IS NOT TRUE` }]),
+  };
 }

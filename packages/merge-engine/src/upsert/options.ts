@@ -10,6 +10,7 @@
  * option and the value; the checks of `primaryKeys` / `partitionKey` against the table's columns are in
  * shape.ts (they need the snapshot's schema).
  */
+import { checkAppTransaction } from "@deltalite/delta-log";
 import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import { globalProbeCache } from "@deltalite/probe-cache";
 import type { UpsertOptions } from "./types.js";
@@ -106,6 +107,7 @@ function invalid(
 /** Throws kind `invalid_argument` for the first option of `options` that is invalid (see the module comment). */
 export function validateUpsertOptions(options: UpsertOptions, table: string): void {
   validateColumnNames(options, table);
+  checkAppTransaction(options.txn, table);
   for (const [option, rule] of Object.entries(NUMERIC_RULES) as [NumericOption, NumberRule][]) {
     const value: unknown = options[option];
     if (value === undefined) continue;
@@ -135,5 +137,12 @@ function validateColumnNames(options: UpsertOptions, table: string): void {
   const partitionKey: unknown = options.partitionKey;
   if (partitionKey !== undefined && (typeof partitionKey !== "string" || partitionKey === "")) {
     throw invalid(table, "partitionKey", "a column name", partitionKey);
+  }
+  const deleteColumn: unknown = options.deleteColumn;
+  if (deleteColumn !== undefined && (typeof deleteColumn !== "string" || deleteColumn === "")) {
+    throw invalid(table, "deleteColumn", "a column name", deleteColumn);
+  }
+  if (typeof deleteColumn === "string" && (keys as string[]).includes(deleteColumn)) {
+    throw invalid(table, "deleteColumn", "a column that is not a primary key", deleteColumn);
   }
 }

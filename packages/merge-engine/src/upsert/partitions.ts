@@ -1,12 +1,20 @@
 /**
  * One attempt's work per touched partition: its candidate files (the live files of that partition value,
  * compared by value), those the Add stats cannot rule out, the exact probe of each (the probe cache first)
- * and the rewrite of the files it hits — partitions side by side under the budgets, the first failure
- * stopping the others and nothing running on once the call returns.
+ * and the rewrite of the files it hits (with its change-data files on a table with the change data feed
+ * on) — partitions side by side under the budgets, the first failure stopping the others and nothing
+ * running on once the call returns.
  */
 import { randomUUID } from "node:crypto";
-import { type CallBudgets, type LiveFileReadContext, mapLimit } from "@deltalite/data-files";
 import {
+  type CallBudgets,
+  ChangeDataWriter,
+  type LiveFileReadContext,
+  mapLimit,
+  partitionColumnsOf,
+} from "@deltalite/data-files";
+import {
+  type CdcAction,
   type FileView,
   parsePartitionValue,
   type Snapshot,
@@ -35,6 +43,8 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** Files written so far (deleted if the attempt fails). */
   written: WrittenFile[];
+  /** The table has `delta.enableChangeDataFeed=true`: every partition writes its change data. */
+  changeDataFeed: boolean;
 }
 
 export interface PartitionPlan {
@@ -51,6 +61,8 @@ export interface PartitionOutcome {
   rewrite: RewriteResult;
   /** Key hashes of everything written for the partition: cached under its new files once the commit lands. */
   collection: HashCollection | undefined;
+  /** The partition's change-data files (change data feed on). */
+  cdc: CdcAction[];
 }
 
 /** Each source partition's candidate files, and those its Add stats cannot rule out. */
@@ -141,6 +153,7 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
   const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
   const permit = await budgets.acquirePartition();
   let collection: HashCollection | undefined;
+  const changeData = ctx.changeDataFeed ? changeDataWriter(ctx, plan) : undefined;
   try {
     const p0 = performance.now();
     const { hits, probed, probeCached } = await probePartition(ctx, plan);
@@ -171,14 +184,40 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       hasher: ctx.hasher,
       signal,
       onFile: (file) => ctx.written.push(file),
+      changeData,
     });
-    return { hits, probed, probeCached, probeMs, rewrite, collection };
+    const cdc = (await changeData?.finish()) ?? [];
+    return { hits, probed, probeCached, probeMs, rewrite, collection, cdc };
   } catch (error) {
     collection?.abort();
+    await changeData?.abort(error);
     throw error;
   } finally {
     permit.release();
   }
+}
+
+/** The change-data writer of one partition (its files join `ctx.written` for clean-up). */
+function changeDataWriter(ctx: AttemptContext, plan: PartitionPlan): ChangeDataWriter {
+  const { snapshot, options } = ctx;
+  return new ChangeDataWriter(
+    snapshot.store,
+    ctx.shape.dataSchema,
+    partitionColumnsOf(snapshot),
+    plan.partition.values,
+    {
+      partitionColumns: snapshot.partitionColumns,
+      configuration: snapshot.configuration,
+      codec: options.codec ?? "snappy",
+      maxRowGroupBytes: options.maxRowGroupBytes,
+      maxRowGroupRows: options.maxRowGroupRows,
+      multipartThresholdBytes: options.multipartThresholdBytes,
+      multipartPartSizeBytes: options.multipartPartSizeBytes,
+      multipartConcurrency: options.multipartConcurrency,
+      signal: ctx.signal,
+      onFile: (file) => ctx.written.push(file),
+    },
+  );
 }
 
 /**

@@ -5,8 +5,13 @@
  * size). Returns the new files as Add actions with delta-rs-equal stats. Nothing is committed here. When
  * the partition keeps columns from the target (`missingColumns: "keep"`), each replaced row is written
  * in place, built from its decoded batch (fill-from-target.ts), and only the unmatched source rows follow.
+ * Delete rows of the source (`deleteColumn`) drop the target rows with their key and are never written.
+ * With a `changeData` writer (a table with the change data feed on) every change also goes there as it
+ * streams: replaced rows as `update_preimage`, their replacements as `update_postimage`, deleted rows as
+ * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data).
  */
 import {
+  type ChangeDataWriter,
   type LiveFileReadContext,
   openLiveFile,
   type Permit,
@@ -47,12 +52,17 @@ export interface RewriteInput {
   /** Receives every file as soon as it is complete (for clean-up on a later failure). */
   onFile: (file: WrittenFile) => void;
   /**
-   * Receives the target rows the rewrite drops (those whose key the source replaces), one batch per
-   * decoded batch that lost rows, in the data-file schema, before the survivors are written on (a change
-   * data feed's pre-images; a delete's counts).
+   * Receives the target rows the rewrite drops, one batch per decoded batch and kind that lost rows, in
+   * the data-file schema, before the survivors are written on: `"update"` for rows a source row replaces
+   * (a change data feed's pre-images), `"delete"` for rows a delete row of the source removes.
    */
-  onDroppedRows?: ((rows: RecordBatch) => void | Promise<void>) | undefined;
+  onDroppedRows?: ((rows: RecordBatch, kind: DroppedKind) => void | Promise<void>) | undefined;
+  /** Receives every change of the partition (see the module comment); none when undefined. */
+  changeData?: ChangeDataWriter | undefined;
 }
+
+/** Why the rewrite dropped a target row: a source row replaces it, or a delete row removes it. */
+export type DroppedKind = "update" | "delete";
 
 export interface RewriteResult {
   adds: AddAction[];
@@ -60,8 +70,10 @@ export interface RewriteResult {
   keys: string[];
   /** Target rows replaced (MERGE's numTargetRowsUpdated). */
   rowsUpdated: number;
-  /** Source rows that replaced at least one target row (the rest were inserted). */
+  /** Upserting source rows that replaced at least one target row (the rest were inserted). */
   keysMatched: number;
+  /** Target rows removed by a delete row of the source (MERGE's numTargetRowsDeleted). */
+  rowsDeleted: number;
   rowsCopied: number;
   bytesRead: number;
   bytesWritten: number;
@@ -70,7 +82,16 @@ export interface RewriteResult {
 export async function rewritePartition(input: RewriteInput): Promise<RewriteResult> {
   const { partition, signal } = input;
   const set = partition.keys;
-  const counts = { rowsUpdated: 0, rowsCopied: 0, bytesRead: 0, keysMatched: 0 };
+  const counts = { rowsUpdated: 0, rowsCopied: 0, bytesRead: 0, keysMatched: 0, rowsDeleted: 0 };
+  const deletes = partition.deletes;
+  const changes = input.changeData;
+  /** The dropped rows of a target batch to the hook and the change data. */
+  async function dropped(batch: RecordBatch, rows: Int32Array, kind: DroppedKind): Promise<void> {
+    if (rows.length === 0) return;
+    const taken = takeRows(batch, rows);
+    await input.onDroppedRows?.(taken, kind);
+    await changes?.push(taken, kind === "update" ? "update_preimage" : "delete");
+  }
   // Target rows each source key replaced: MERGE updates every matching target row, so a key that several
   // target rows hold (a table written without the upsert) is written that many times.
   const matches = new Uint32Array(set.size);
@@ -87,31 +108,42 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
         const batches = readLiveFile(reader, file, { fields: input.dataSchema.fields }, input.read);
         for await (const batch of batches) {
           const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
-          // Replaced rows' keys come back with the source rows: the file's keys are all in the output.
-          collection?.add(keys.hashWords.subarray(0, 2 * keys.length), keys.nullKeys);
           const keep = new Int32Array(batch.numRows);
           const drop = new Int32Array(batch.numRows);
           const entries = new Int32Array(batch.numRows);
+          const gone = deletes ? new Int32Array(batch.numRows) : undefined;
           let kept = 0;
-          let dropped = 0;
+          let replaced = 0;
+          let deleted = 0;
           for (let i = 0; i < batch.numRows; i++) {
             const entry = set.find(keys, i);
             if (entry < 0) keep[kept++] = i;
+            else if (gone && deletes?.entries[entry] === 1) gone[deleted++] = i;
             else {
               matches[entry] = (matches[entry] as number) + 1;
-              entries[dropped] = entry;
-              drop[dropped++] = i;
+              entries[replaced] = entry;
+              drop[replaced++] = i;
             }
           }
-          if (dropped > 0 && input.onDroppedRows) {
-            await input.onDroppedRows(takeRows(batch, drop.subarray(0, dropped)));
+          // Replaced rows' keys come back with the source rows; deleted rows' keys leave the output.
+          collection?.add(keys.hashWords.subarray(0, 2 * keys.length), skipOf(keys.nullKeys, gone, deleted));
+          if (input.onDroppedRows || changes) {
+            await dropped(batch, drop.subarray(0, replaced), "update");
+            if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
-          counts.rowsUpdated += dropped;
+          counts.rowsUpdated += replaced;
+          counts.rowsDeleted += deleted;
           counts.rowsCopied += kept;
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
-          if (fill && dropped > 0) {
-            yield* fill.replacingRows(batch, drop.subarray(0, dropped), entries.subarray(0, dropped));
+          if (fill && replaced > 0) {
+            const replacing = fill.replacingRows(
+              batch,
+              drop.subarray(0, replaced),
+              entries.subarray(0, replaced),
+            );
+            if (changes) for (const rows of replacing) await changes.push(rows, "update_postimage");
+            yield* replacing;
           }
         }
       } finally {
@@ -119,19 +151,26 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
         permit.release();
       }
     }
-    collection?.add(set.hashWords());
-    for (const batch of partition.batches) {
+    if (!deletes) collection?.add(set.hashWords());
+    for (const [b, batch] of partition.batches.entries()) {
       if (batch.numRows === 0) continue;
       const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
+      const flags = deletes?.rows[b];
+      // With deletes, only the written source rows' keys join the new files' cache entry.
+      if (flags) collection?.add(keys.hashWords.subarray(0, 2 * keys.length), orFlags(keys.nullKeys, flags));
       const take: number[] = [];
+      const inserted: number[] = [];
       for (let i = 0; i < batch.numRows; i++) {
+        if (flags?.[i] === 1) continue; // a delete row is never written
         const entry = set.find(keys, i);
         const matched = entry >= 0 && (matches[entry] as number) > 0;
         if (matched) counts.keysMatched++;
+        else inserted.push(i);
         // Without a fill a matched source row replaces each of its target rows here; with one, it did in place.
         const times = !matched ? 1 : fill ? 0 : (matches[entry] as number);
         for (let k = 0; k < times; k++) take.push(i);
       }
+      if (changes) await sourceChanges(changes, batch, take, inserted);
       if (take.length === batch.numRows) yield batch;
       else if (take.length > 0) yield takeRows(batch, Int32Array.from(take));
     }
@@ -161,4 +200,38 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     ...counts,
     bytesWritten: files.reduce((n, f) => n + f.size, 0),
   };
+}
+
+/** The probe cache's skip mask of a target batch: its NULL keys and the rows deleted (`deleted` of `gone`). */
+function skipOf(
+  nullKeys: Uint8Array | undefined,
+  gone: Int32Array | undefined,
+  deleted: number,
+): Uint8Array | undefined {
+  if (!gone || deleted === 0) return nullKeys;
+  const skip = new Uint8Array(gone.length);
+  if (nullKeys) skip.set(nullKeys.subarray(0, skip.length));
+  for (let k = 0; k < deleted; k++) skip[gone[k] as number] = 1;
+  return skip;
+}
+
+/** `flags` OR `nullKeys`, as a new mask. */
+function orFlags(nullKeys: Uint8Array | undefined, flags: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(flags);
+  if (nullKeys) for (let i = 0; i < out.length; i++) out[i] = out[i]! | (nullKeys[i] ?? 0);
+  return out;
+}
+
+/** The written source rows of one batch as change data: `inserted` as inserts, the rest of `take` as post-images. */
+async function sourceChanges(
+  changes: ChangeDataWriter,
+  batch: RecordBatch,
+  take: readonly number[],
+  inserted: readonly number[],
+): Promise<void> {
+  const isInsert = new Uint8Array(batch.numRows);
+  for (const i of inserted) isInsert[i] = 1;
+  const updated = take.filter((i) => isInsert[i] === 0);
+  if (inserted.length > 0) await changes.push(takeRows(batch, Int32Array.from(inserted)), "insert");
+  if (updated.length > 0) await changes.push(takeRows(batch, Int32Array.from(updated)), "update_postimage");
 }

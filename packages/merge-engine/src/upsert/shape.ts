@@ -2,7 +2,7 @@
  * The upsert's view of the table: its single partition column, the key columns as stored in data files,
  * the data-file and key schemas and the key types stats pruning needs — checked against the options with
  * no I/O (an unknown key column or a `partitionKey` that is not the table's partition column is kind
- * `invalid_argument`, with a "did you mean" hint) — and what follows from it (the MERGE predicate text, the
+ * `invalid_argument`, with a "did you mean" hint; so is a `deleteColumn` that is a table column) — and what follows from it (the MERGE predicate text, the
  * target file size).
  */
 import type { Snapshot } from "@deltalite/delta-log";
@@ -33,6 +33,11 @@ export function tableShape(snapshot: Snapshot, options: UpsertOptions): TableSha
   const keys = [...options.primaryKeys];
   const fields = snapshot.deltaSchema.fields;
   const names = fields.map((f) => f.name);
+  if (options.deleteColumn !== undefined && names.includes(options.deleteColumn)) {
+    throw new DeltaLiteInvalidArgumentError(
+      `${table}: deleteColumn ${options.deleteColumn} is a table column; the delete flag must be a source-only column (it is never written)`,
+    );
+  }
   for (const key of keys) {
     if (!names.includes(key)) {
       throw new DeltaLiteInvalidArgumentError(

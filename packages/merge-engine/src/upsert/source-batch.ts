@@ -35,6 +35,18 @@ export interface SourcePartition {
    * rows then replace target rows whole.
    */
   keepFromTarget?: (readonly string[])[] | undefined;
+  /** The partition's delete rows (`deleteColumn`); absent when it has none. */
+  deletes?: PartitionDeletes | undefined;
+}
+
+/** Which source rows of a partition delete (`UpsertOptions.deleteColumn`). */
+export interface PartitionDeletes {
+  /** Per batch of `batches`, per row: 1 when the row deletes (it is never written). */
+  rows: Uint8Array[];
+  /** Per key-set entry: 1 when its source row deletes. */
+  entries: Uint8Array;
+  /** Delete rows in the partition (NULL-key ones included). */
+  count: number;
 }
 
 /** A batch of `schema` over the given column data (all of `length` rows). */
@@ -65,6 +77,8 @@ export interface SourcePlanInput {
   hasher?: KeyHasher | undefined;
   /** Per batch of `batches`: the data-file columns to keep from replaced target rows (`"keep"` only). */
   keepFromTarget?: readonly (readonly string[])[] | undefined;
+  /** Per batch of `batches`, per row: 1 when the row deletes (`deleteColumn` only). */
+  deleteFlags?: readonly Uint8Array[] | undefined;
 }
 
 /** Groups the (aligned) source by partition and builds each partition's key set; throws on duplicates. */
@@ -74,12 +88,19 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
     {
       values: Record<string, string | null>;
       label: string;
-      parts: { batch: RecordBatch; keys: EncodedKeys; rows: Int32Array; keep: readonly string[] }[];
+      parts: {
+        batch: RecordBatch;
+        keys: EncodedKeys;
+        rows: Int32Array;
+        keep: readonly string[];
+        flags: Uint8Array | undefined;
+      }[];
     }
   >();
   for (const [index, batch] of input.batches.entries()) {
     if (batch.numRows === 0) continue;
     const keep = input.keepFromTarget?.[index] ?? [];
+    const flags = input.deleteFlags?.[index];
     const keys = encodeKeys(batch, input.fileKeys, { hasher: input.hasher });
     for (const { id, values, rows } of sourceRowsByPartition(batch, input)) {
       let group = groups.get(id);
@@ -92,7 +113,7 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
         };
         groups.set(id, group);
       }
-      group.parts.push({ batch, keys, rows, keep });
+      group.parts.push({ batch, keys, rows, keep, flags });
     }
   }
   const out: SourcePartition[] = [];
@@ -106,6 +127,7 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
     const keepFromTarget = group.parts.some((p) => p.keep.length > 0)
       ? group.parts.map((p) => p.keep)
       : undefined;
+    const deletes = partitionDeletes(group.parts, keys);
     out.push({
       values: group.values,
       label: group.label,
@@ -114,9 +136,31 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
       rows: group.parts.reduce((n, p) => n + p.rows.length, 0),
       sourceRows: group.parts.map((p) => p.rows),
       ...(keepFromTarget ? { keepFromTarget } : {}),
+      ...(deletes ? { deletes } : {}),
     });
   }
   return out;
+}
+
+/** The partition's delete rows per batch row and per key-set entry; undefined when it has none. */
+function partitionDeletes(
+  parts: readonly { rows: Int32Array; flags: Uint8Array | undefined }[],
+  keys: SourceKeySet,
+): PartitionDeletes | undefined {
+  let count = 0;
+  const rows = parts.map((p) => {
+    const out = new Uint8Array(p.rows.length);
+    if (p.flags)
+      for (let k = 0; k < p.rows.length; k++) count += out[k] = p.flags[p.rows[k] as number] as number;
+    return out;
+  });
+  if (count === 0) return undefined;
+  const entries = new Uint8Array(keys.size);
+  for (let e = 0; e < keys.size; e++) {
+    const { part, row } = keys.entrySource(e);
+    entries[e] = parts[part]!.flags?.[row] ?? 0;
+  }
+  return { rows, entries, count };
 }
 
 /** The batch's rows by partition value (data-files' one grouping); a NULL partition value is refused. */

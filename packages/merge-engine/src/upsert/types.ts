@@ -5,7 +5,7 @@
  */
 
 import type { ProcessBudgets } from "@deltalite/data-files";
-import type { PostCommitHooks } from "@deltalite/delta-log";
+import type { AppTransaction, PostCommitHooks } from "@deltalite/delta-log";
 import type { ParquetCodec } from "@deltalite/parquet-stream";
 import type { ProbeCache } from "@deltalite/probe-cache";
 
@@ -50,6 +50,19 @@ export interface UpsertOptions {
   partitionKey?: string | undefined;
   /** Columns the source lacks: NULL in replaced rows (default), kept from the target, or refused. */
   missingColumns?: MissingColumns | undefined;
+  /**
+   * A boolean source column (never written; it must not be a table column) marking deletes: a row where
+   * it is true deletes the target rows with its key (if any) and is not inserted; false or NULL upserts as
+   * usual. delta-rs MERGE `whenMatchedDelete(s.flag)` + `whenMatchedUpdateAll` +
+   * `whenNotMatchedInsertAll(s.flag IS NOT TRUE)`, the flag excepted. Keys must still be unique.
+   */
+  deleteColumn?: string | undefined;
+  /**
+   * Exactly-once: the MERGE commit carries this `txn` action; when the table already holds `appId` at
+   * `version` or later the upsert is skipped before the source is read (`skipped: true`, `committed:
+   * false`). A concurrent commit of the same appId fails the upsert with a non-retryable `conflict`.
+   */
+  txn?: AppTransaction | undefined;
   /** Entries written flat into commitInfo. */
   commitMetadata?: Record<string, unknown> | undefined;
   /** How candidate files are narrowed before the rewrite (default "probe"). */
@@ -99,16 +112,28 @@ export interface UpsertOptions {
 }
 
 export interface UpsertStats {
-  /** The version this upsert committed. */
+  /** The version this upsert committed, or (`committed: false`) the version of the table as it is. */
   version: number;
+  /** True when this call committed a version (every upsert does, unless skipped). */
+  committed: boolean;
+  /** True when `txn` was already applied: nothing was read, written or committed; every count is 0. */
+  skipped: boolean;
+  /** Source rows, delete rows included. */
   sourceRows: number;
   /** Source rows inserted (new keys and NULL-key rows). */
   rowsInserted: number;
   /** Target rows replaced by a source row (equals the source rows that matched unless the table already
    * held a key twice: MERGE then updates every matching row). */
   rowsUpdated: number;
-  /** Source rows that matched at least one target row (rowsInserted + sourceRowsMatched = sourceRows). */
+  /**
+   * Upserting (not deleting) source rows that matched at least one target row
+   * (rowsInserted + sourceRowsMatched + sourceDeleteRows = sourceRows).
+   */
   sourceRowsMatched: number;
+  /** Source rows flagged by `deleteColumn` (never inserted, whether or not they matched). */
+  sourceDeleteRows: number;
+  /** Target rows deleted by a delete row of the source (MERGE's numTargetRowsDeleted). */
+  rowsDeleted: number;
   /** Target rows of rewritten files kept unchanged. */
   rowsCopied: number;
   /** Source rows with a NULL in a key column (inserted, never matched). */

@@ -12,6 +12,8 @@
 import { setMaxListeners } from "node:events";
 import { CallBudgets } from "@deltalite/data-files";
 import {
+  appTransactionApplied,
+  changeDataFeedEnabled,
   checkWriteSupport,
   commitTransaction,
   defaultMaintenanceHooks,
@@ -24,7 +26,14 @@ import { globalProbeCache } from "@deltalite/probe-cache";
 import { defaultKeyHasher } from "../keys/key-hasher.js";
 import { type InternalUpsertOptions, type UpsertHooks, withHooks } from "./hooks.js";
 import { ingestSource, type UpsertSource } from "./ingest.js";
-import { type AttemptStats, commitMerge, mergeActions, newAttemptStats } from "./merge-commit.js";
+import {
+  type AttemptStats,
+  commitMerge,
+  mergeActions,
+  newAttemptStats,
+  rearrangedIfUnchanged,
+  rowsInsertedOf,
+} from "./merge-commit.js";
 import { validateUpsertOptions } from "./options.js";
 import { type AttemptContext, type PartitionOutcome, planPartitions, runPartitions } from "./partitions.js";
 import { checkAborted, type TableShape, tableShape } from "./shape.js";
@@ -92,7 +101,10 @@ async function upsertWithin(
   const started = now();
   const label = snapshot.table;
   checkAborted(signal, label);
-  checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
+  // A batch already applied is skipped before the source is read (the relax commit included).
+  if (appTransactionApplied(snapshot, options.txn)) return skippedStats(snapshot, started);
+  // On a table with the change data feed on, the MERGE writes its change data (partitions.ts).
+  checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite", "written");
   let shape = tableShape(snapshot, options);
   const budgets = new CallBudgets(options, {
     process: options.processBudgets,
@@ -139,6 +151,7 @@ async function upsertWithin(
       openMs += now() - t;
       // A concurrent schema change is never re-planned (it could null-fill a column).
       if (current.schemaJson !== schemaJson) throw error;
+      if (appTransactionApplied(current, options.txn)) return skippedStats(current, started);
     }
   }
 }
@@ -165,6 +178,27 @@ async function relaxColumns(
     },
   );
   return commit.snapshot;
+}
+
+/** The stats of an upsert whose `txn` the table already holds: nothing read, written or committed. */
+function skippedStats(snapshot: Snapshot, started: number): UpsertStats {
+  const zero = newAttemptStats([]);
+  return {
+    ...zero,
+    version: snapshot.version,
+    committed: false,
+    skipped: true,
+    rowsInserted: 0,
+    filesCarriedOver: 0,
+    columnsRelaxed: 0,
+    planAttempts: 0,
+    ingestMs: 0,
+    openMs: 0,
+    relaxMs: 0,
+    commitMs: 0,
+    maintenanceMs: 0,
+    executionTimeMs: now() - started,
+  };
 }
 
 type AttemptResult = Omit<
@@ -200,7 +234,7 @@ async function planAndCommit(
   try {
     t = now();
     outcomes = await runPartitions(ctx, plans, budgets.partitions.total, stop);
-    const actions = mergeActions(stats, outcomes);
+    const actions = rearrangedIfUnchanged(mergeActions(stats, outcomes), ctx.changeDataFeed);
     stats.rewriteMs = now() - t;
 
     // One commit (post-commit maintenance timed apart).
@@ -267,6 +301,7 @@ function attemptContext(
     },
     signal,
     written: [],
+    changeDataFeed: changeDataFeedEnabled(snapshot.metadata),
   };
 }
 
@@ -282,8 +317,10 @@ function attemptResult(
 ): AttemptResult {
   return {
     version: commit.version,
+    committed: true,
+    skipped: false,
     ...stats,
-    rowsInserted: stats.sourceRows - stats.sourceRowsMatched,
+    rowsInserted: rowsInsertedOf(stats),
     filesCarriedOver: stats.filesCandidates - stats.filesRemoved,
     planAttempts: commit.attempt,
     commitMs: commit.commitMs,
