@@ -3,8 +3,16 @@
  * default and unit (from the verb's option definitions, the same records the parser reads), then the verb's
  * notes (filter ops, row identity...).
  */
-import type { Verb } from "./framework.js";
 import type { OptionDef, OptionDefs } from "./options.js";
+
+/** What a verb's help is made of (a `Verb` has all of it). */
+export interface VerbHelpSource {
+  name: string;
+  args: string;
+  summary: string;
+  options: OptionDefs;
+  notes?: readonly string[] | undefined;
+}
 
 function optionLine(name: string, def: OptionDef): [string, string] {
   const short = def.short ? `-${def.short}, ` : "";
@@ -22,7 +30,7 @@ function optionBlock(defs: OptionDefs): string[] {
   );
 }
 
-export function verbHelp(verb: Verb, common: OptionDefs): string {
+export function verbHelp(verb: VerbHelpSource, common: OptionDefs): string {
   const lines = [`usage: deltalite ${verb.name} ${verb.args} [options]`, "", verb.summary, ""];
   if (Object.keys(verb.options).length > 0) lines.push("options:", ...optionBlock(verb.options), "");
   lines.push("common options:", ...optionBlock(common), "");
