@@ -12,7 +12,7 @@ import { validateCompactOptions } from "./options.js";
 import { type PartitionFilter, resolvePartitionFilter } from "./partition-filter.js";
 import { type CompactionPlan, planCompaction, targetFileSizeFor } from "./plan.js";
 import { executePlan, initialState, resultOf, runContext } from "./run.js";
-import type { CompactOptions, CompactResult } from "./types.js";
+import type { CompactHooks, CompactOptions, CompactResult } from "./types.js";
 
 const DEFAULT_MIN_PARTITION_REMOVABLE_FILES = 1;
 
@@ -36,7 +36,16 @@ export async function planTableCompaction(
 }
 
 /** Compacts small files of the table into bins of about the target size, in one OPTIMIZE commit. */
-export async function compact(snapshot: Snapshot, options: CompactOptions = {}): Promise<CompactResult> {
+export function compact(snapshot: Snapshot, options: CompactOptions = {}): Promise<CompactResult> {
+  return compactWithHooks(snapshot, options, {});
+}
+
+/** `compact` with its test hooks (see `@deltalite/compaction/internal`). */
+export async function compactWithHooks(
+  snapshot: Snapshot,
+  options: CompactOptions,
+  hooks: CompactHooks,
+): Promise<CompactResult> {
   const started = performance.now();
   const table = snapshot.table;
   validateCompactOptions(options, table);
@@ -50,7 +59,7 @@ export async function compact(snapshot: Snapshot, options: CompactOptions = {}):
   if (options.dryRun || plan.bins.length === 0) {
     return resultOf(plan, state, { planMs, started, dryRun: options.dryRun ?? false, parallelBins: 0 });
   }
-  const ctx = runContext(snapshot, plan, filter, options, signal);
+  const ctx = runContext(snapshot, plan, filter, options, signal, "compact", hooks);
   await executePlan(
     state,
     ctx,

@@ -40,15 +40,7 @@ const NUMERIC: Record<string, Rule> = {
   permitWaitTimeoutMs: integerAtLeast(1),
 };
 
-const OTHER = new Set([
-  "partitions",
-  "dryRun",
-  "commitMetadata",
-  "processBudgets",
-  "budgetObserver",
-  "hooks",
-  "signal",
-]);
+const OTHER = new Set(["partitions", "dryRun", "commitMetadata", "processBudgets", "hooks", "signal"]);
 
 const KNOWN = new Set([...Object.keys(NUMERIC), ...OTHER]);
 

@@ -10,7 +10,7 @@ import { type RunContext, type RunState, runBins } from "./execute.js";
 import { optimizeMetrics, sizeSummary } from "./metrics.js";
 import type { PartitionFilter } from "./partition-filter.js";
 import type { CompactionPlan } from "./plan.js";
-import type { CompactOptions, CompactResult, OptimizeMetrics } from "./types.js";
+import type { CompactHooks, CompactOptions, CompactResult, OptimizeMetrics } from "./types.js";
 
 const MIB = 1024 * 1024;
 export const RUN_DEFAULTS = {
@@ -74,6 +74,7 @@ export function runContext(
   options: CompactOptions,
   signal: AbortSignal,
   operation = "compact",
+  hooks: CompactHooks = {},
 ): RunContext {
   const maxParallelBins = options.maxParallelBins ?? RUN_DEFAULTS.maxParallelBins;
   const budgets = new CallBudgets(
@@ -87,7 +88,7 @@ export function runContext(
       process: options.processBudgets,
       permitWaitTimeoutMs: options.permitWaitTimeoutMs,
       signal,
-      observer: options.budgetObserver,
+      observer: hooks.budgetObserver,
       label: `${snapshot.table}: ${operation}`,
     },
   );
@@ -104,7 +105,7 @@ export function runContext(
       },
       batchRows: options.readBatchSize ?? RUN_DEFAULTS.readBatchSize,
       admission: budgets.readAdmission(),
-      observer: options.budgetObserver,
+      observer: hooks.budgetObserver,
       signal,
     },
     dataSchema: dataFileSchema(snapshot.schema, snapshot.partitionColumns),

@@ -6,6 +6,15 @@
 import type { BudgetObserver, ProcessBudgets } from "@deltalite/data-files";
 import type { PostCommitHooks } from "@deltalite/delta-log";
 
+/**
+ * Test and diagnostics hooks of a compaction, kept off the public `CompactOptions`; reachable through
+ * `@deltalite/compaction/internal` (`compactWithHooks`).
+ */
+export interface CompactHooks {
+  /** Every admitted / released byte and every decoded batch held. */
+  budgetObserver?: BudgetObserver | undefined;
+}
+
 /** A partition value to match: one value, or any of several (delta-rs's `=` and `in` partition filters). */
 export type PartitionValueMatch = string | null | readonly (string | null)[];
 
@@ -56,8 +65,6 @@ export interface CompactOptions {
   permitWaitTimeoutMs?: number | undefined;
   /** The shared budgets (default: the process-wide ones). */
   processBudgets?: ProcessBudgets | undefined;
-  /** Diagnostics: every admitted / released byte and every decoded batch held. */
-  budgetObserver?: BudgetObserver | undefined;
   /** Post-commit maintenance (default: delta-log's checkpoint + log cleanup). */
   hooks?: PostCommitHooks | undefined;
   signal?: AbortSignal | undefined;

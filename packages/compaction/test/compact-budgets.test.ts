@@ -6,7 +6,7 @@
  */
 import { createProcessBudgets, limitsSnapshot } from "@deltalite/data-files";
 import { describe, expect, it } from "vitest";
-import { compact } from "../src/index.js";
+import { compactWithHooks } from "../src/internal.js";
 import { type BuildStep, openLocal, workspace } from "./oracle-tables.js";
 
 const ws = workspace("compaction-budgets-");
@@ -28,29 +28,34 @@ describe("compact: budgets", () => {
     const live = { decode: 0, fetch: 0, maxDecode: 0, maxFetch: 0 };
     const maxBufferedBytes = 96 * 1024;
     const maxFetchBytes = 128 * 1024;
-    const result = await compact(await openLocal(ours), {
-      maxBufferedBytes,
-      maxFetchBytes,
-      readBatchSize: 100,
-      maxParallelBins: 2,
-      processBudgets: process,
-      budgetObserver: {
-        decodeAdmitted: (b) => {
-          live.decode += b;
-          live.maxDecode = Math.max(live.maxDecode, live.decode);
-        },
-        decodeReleased: (b) => {
-          live.decode -= b;
-        },
-        fetchAdmitted: (b) => {
-          live.fetch += b;
-          live.maxFetch = Math.max(live.maxFetch, live.fetch);
-        },
-        fetchReleased: (b) => {
-          live.fetch -= b;
+    const result = await compactWithHooks(
+      await openLocal(ours),
+      {
+        maxBufferedBytes,
+        maxFetchBytes,
+        readBatchSize: 100,
+        maxParallelBins: 2,
+        processBudgets: process,
+      },
+      {
+        budgetObserver: {
+          decodeAdmitted: (b) => {
+            live.decode += b;
+            live.maxDecode = Math.max(live.maxDecode, live.decode);
+          },
+          decodeReleased: (b) => {
+            live.decode -= b;
+          },
+          fetchAdmitted: (b) => {
+            live.fetch += b;
+            live.maxFetch = Math.max(live.maxFetch, live.fetch);
+          },
+          fetchReleased: (b) => {
+            live.fetch -= b;
+          },
         },
       },
-    });
+    );
     expect(result.numFilesRemoved).toBe(16);
     expect(result.batchesRead).toBeGreaterThan(16);
     expect(live.maxDecode).toBeGreaterThan(0);
