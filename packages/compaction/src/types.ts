@@ -1,5 +1,5 @@
 /**
- * The compaction's public shapes: `CompactOptions` (the knobs of the seed's Compaction section and the
+ * The compaction's public shapes: `CompactOptions` (the knobs of the original deltalite's compaction and the
  * upstream's `compact`, camelCased) and `CompactResult` (our counters plus delta-rs's OPTIMIZE metrics under
  * delta-rs's own names).
  */

@@ -122,7 +122,7 @@ export interface CommitResult {
   checkpointDue: boolean;
   /**
    * Milliseconds the post-commit hooks (`onCheckpointDue`, `afterCommit`) took, failed ones included. Like the
-   * seed's `maintenance_ms` it counts only on checkpoint-boundary commits (`checkpointDue`); 0 otherwise.
+   * original deltalite's `maintenance_ms` it counts only on checkpoint-boundary commits (`checkpointDue`); 0 otherwise.
    */
   maintenanceMs: number;
   /** Set when a post-commit hook failed; the commit itself is durable. */

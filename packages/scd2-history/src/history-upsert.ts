@@ -39,7 +39,7 @@ interface CallState {
 }
 
 /**
- * Writes `data` into the SCD2 history table of `snapshot` by the seed's rules (see `HistoryUpsertOptions`)
+ * Writes `data` into the SCD2 history table of `snapshot` by the SCD2 rules (see `HistoryUpsertOptions`)
  * in one atomic commit. Errors leave the table as it was.
  */
 export async function historyUpsert(

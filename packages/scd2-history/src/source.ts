@@ -20,7 +20,7 @@ import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { HistoryShape } from "./shape.js";
 import { isFixedWidth } from "./values.js";
 
-/** Default of `maxSourceBytes`: the seed's 2 GiB (0 or less disables the guard). */
+/** Default of `maxSourceBytes`: 2 GiB, as the original deltalite (0 or less disables the guard). */
 export const DEFAULT_MAX_SOURCE_BYTES = 2 * 1024 ** 3;
 
 export interface HistorySource {

@@ -1,6 +1,6 @@
 /**
  * The public shapes of `historyUpsert`: its options (the history columns, plus the upsert knobs that apply
- * to it) and `HistoryUpsertStats`, the seed's counters and the upsert's per-phase timings, camelCased.
+ * to it) and `HistoryUpsertStats`, the counters and the upsert's per-phase timings, camelCased.
  */
 import type { ProcessBudgets } from "@deltalite/data-files";
 import type { PostCommitHooks } from "@deltalite/delta-log";

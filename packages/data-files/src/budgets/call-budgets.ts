@@ -13,7 +13,7 @@ import { globalBudgets, type ProcessBudgets } from "./process-budgets.js";
 
 const MIB = 1024 * 1024;
 
-/** Per-call defaults (SPEC: seed + upstream research). */
+/** Per-call defaults (the original deltalite's). */
 export const CALL_LIMIT_DEFAULTS = {
   maxParallelPartitions: 2,
   maxParallelFiles: 4,

@@ -1,7 +1,7 @@
 /**
  * The process-wide budgets (seed names and defaults): partitions 8, files 16, buffered 256 MiB, fetch 256 MiB,
  * from DELTALITE_PROCESS_MAX_PARALLEL_PARTITIONS / _FILES / _BUFFERED_BYTES / _FETCH_BYTES, and
- * `limitsSnapshot()` in the seed's units. Callers acquire in one fixed order — partitions, files, buffer,
+ * `limitsSnapshot()` in the original deltalite's units. Callers acquire in one fixed order — partitions, files, buffer,
  * fetch — so two calls can never hold each other's next budget.
  */
 import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";

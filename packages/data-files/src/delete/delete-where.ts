@@ -1,5 +1,5 @@
 /**
- * `deleteWhere(snapshot, filter, options)`: deletes the rows that satisfy a scan filter (SPEC §7's list of
+ * `deleteWhere(snapshot, filter, options)`: deletes the rows that satisfy a scan filter (the scan's list of
  * `{ column, op, value }` conditions, ANDed; an empty list deletes every row) in ONE `DELETE` commit shaped
  * as delta-rs 1.6.6 writes it (`operationParameters.predicate` as delta-rs records its SQL predicate,
  * delta-rs's `operationMetrics`). Files proven not to match stay; files proven to match entirely are

@@ -1,5 +1,5 @@
 /**
- * Scan filters (SPEC §7 "Scan filter"): a list of `{ column, op, value }` conditions, ANDed, on top-level
+ * Scan filters: a list of `{ column, op, value }` conditions, ANDed, on top-level
  * columns of primitive type. This module owns validating them against the table schema and turning their
  * values into comparable scalars, and the comparison semantics shared by partition pruning, stats skipping
  * and the row filter.
@@ -17,7 +17,7 @@
  * | date                       | "YYYY-MM-DD", or a Date (its UTC calendar day)                             |
  * | timestamp, timestamp_ntz   | ISO 8601 text ("2024-01-02T03:04:05.123456Z"; without a zone it is read as |
  * |                            | UTC wall-clock time), a Date, or a bigint count of microseconds           |
- * These are also the forms of the §7 JSON encoding, so a `--filter` JSON document uses the same values.
+ * These are also the forms of the JSON encoding of values, so a `--filter` JSON document uses the same values.
  *
  * Semantics: SQL comparison with nulls — a null row value never satisfies eq/ne/lt/le/gt/ge/in, only isNull.
  * Floats compare as IEEE numbers (NaN equals nothing and is neither below nor above anything; like pyarrow's

@@ -3,8 +3,8 @@
  * of it can satisfy the filter.
  *
  * Partition values are parsed with the column's Delta type (an empty string is null, as PROTOCOL.md says)
- * and tested exactly. Stats are used only where delta-log's `columnBounds` trusts them (SPEC §7 "Stats
- * pruning": integer, date and string columns; no long beyond 2^53; no possibly truncated string max).
+ * and tested exactly. Stats are used only where delta-log's `columnBounds` trusts them
+ * (integer, date and string columns; no long beyond 2^53; no possibly truncated string max).
  * Timestamps, floats, decimals, booleans and binary are never pruned by stats. Null counts prune `isNull`
  * (no nulls) and every other op when all values are null. The converse — stats proving that every row
  * matches — is `statsProveAllMatch` (a delete removes such files without reading them).

@@ -1,5 +1,5 @@
 /**
- * Exact casts of one incoming Arrow column to the table's Arrow type (SPEC §7 "Source casts"): dictionaries
+ * Exact casts of one incoming Arrow column to the table's Arrow type: dictionaries
  * decoded to their value type, integral floats to signed integers, narrower to wider integers (unsigned to
  * signed when in range), Utf8 ↔ LargeUtf8 and Binary ↔ LargeBinary, timestamp units (to a coarser unit
  * only without loss) and time-zone spellings (the table's zone wins), Date64 of whole days to Date32. A

@@ -1,5 +1,5 @@
 /**
- * Which Add-stats bounds a reader may trust for file skipping (SPEC §7 "Stats pruning"), shared by the scan
+ * Which Add-stats bounds a reader may trust for file skipping, shared by the scan
  * and the upsert: only integer (byte, short, integer, long), date and string columns; a long bound that JSON
  * cannot hold exactly is ignored; a string min is always a lower bound (writers truncate it to a prefix),
  * but a string max that may have been truncated — 32 or more code points (Spark cuts at 32 characters) or
