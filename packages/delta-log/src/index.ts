@@ -16,6 +16,7 @@ export * from "./maintenance/index.js";
 export * from "./partition/index.js";
 export * from "./protocol-gate.js";
 export * from "./replay.js";
+export * from "./request-switches.js";
 export * from "./schema.js";
 export * from "./snapshot.js";
 export * from "./stats/index.js";
