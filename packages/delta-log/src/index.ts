@@ -18,6 +18,7 @@ export * from "./protocol-gate.js";
 export * from "./replay.js";
 export * from "./request-switches.js";
 export * from "./schema.js";
+export * from "./set-properties.js";
 export * from "./snapshot.js";
 export * from "./stats/index.js";
 export * from "./table-paths.js";

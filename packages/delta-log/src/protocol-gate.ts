@@ -27,6 +27,19 @@ export const SUPPORTED_WRITER_FEATURES: ReadonlySet<string> = new Set([
   "timestampNtz",
 ]);
 
+/**
+ * The variant type's features. delta-rs 1.6.6 declares them on every property change of a table-features
+ * table, variant column or not; a table that declares them without a variant column is read and written
+ * like any other (a variant column itself is refused when its schema converts to Arrow).
+ */
+const VARIANT_FEATURES: ReadonlySet<string> = new Set(["variantType", "variantType-preview"]);
+
+function usesVariant(metadata: MetadataAction | undefined, table: string): boolean {
+  if (metadata === undefined) return true;
+  const schema = parseSchemaString(metadata.schemaString, `${table} schemaString`);
+  return schema.fields.some((field) => primitiveTypesIn(field.type).has("variant"));
+}
+
 /** Features implied by legacy writer versions 2..6 (PROTOCOL.md "Protocol Evolution"). */
 const LEGACY_WRITER_FEATURES: readonly (readonly string[])[] = [
   [],
@@ -110,6 +123,7 @@ export function checkReadSupport(
     ) {
       continue;
     }
+    if (VARIANT_FEATURES.has(feature) && !usesVariant(metadata, table)) continue;
     if (!SUPPORTED_READER_FEATURES.has(feature)) {
       throw refuse(table, feature, `reading tables with the table feature ${feature} is not supported`);
     }
@@ -149,6 +163,7 @@ export function checkWriteSupport(
   const schema = parseSchemaString(metadata.schemaString, `${table} schemaString`);
   for (const feature of writerFeaturesOf(protocol)) {
     if (SUPPORTED_WRITER_FEATURES.has(feature)) continue;
+    if (VARIANT_FEATURES.has(feature) && !usesVariant(metadata, table)) continue;
     if (feature === "deletionVectors" && kind === "append") continue;
     if (
       feature === "columnMapping" &&

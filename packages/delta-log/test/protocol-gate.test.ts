@@ -41,6 +41,7 @@ describe("read gate", () => {
     ["timestampNtz", p(3, 7, ["timestampNtz"], ["timestampNtz"]), meta({}, {}, "timestamp_ntz")],
     ["v2Checkpoint", p(3, 7, ["v2Checkpoint"], ["v2Checkpoint"]), meta()],
     ["vacuumProtocolCheck", p(3, 7, ["vacuumProtocolCheck"], ["vacuumProtocolCheck"]), meta()],
+    ["variantType declared without a variant column", p(3, 7, ["variantType"], ["variantType"]), meta()],
   ])("reads %s", (_name, protocol, metadata) => {
     expect(() => checkReadSupport(protocol, metadata, "t")).not.toThrow();
   });
@@ -61,6 +62,7 @@ describe("read gate", () => {
     ],
     ["an unknown reader feature", p(3, 7, ["futureThing"], ["futureThing"]), meta(), "futureThing"],
     ["type widening", p(3, 7, ["typeWidening"], ["typeWidening"]), meta(), "typeWidening"],
+    ["a variant column", p(3, 7, ["variantType"], ["variantType"]), meta({}, {}, "variant"), "variantType"],
     ["reader version 4", p(4, 7, [], []), meta(), "invalidProtocol"],
     ["reader 3 without writer 7", p(3, 6, []), meta(), "invalidProtocol"],
     ["reader 3 without a feature list", p(3, 7, undefined, []), meta(), "invalidProtocol"],
@@ -81,6 +83,12 @@ describe("write gate", () => {
       p(1, 7, undefined, ["appendOnly"]),
       meta({ "delta.appendOnly": "true" }),
       "append",
+    ],
+    [
+      "variantType declared without a variant column (as delta-rs 1.6.6 declares it)",
+      p(3, 7, ["timestampNtz", "variantType"], ["timestampNtz", "variantType", "invariants", "appendOnly"]),
+      meta({}, {}, "timestamp_ntz"),
+      "rewrite",
     ],
   ] as const)("writes %s", (_name, protocol, metadata, kind) => {
     expect(() => checkWriteSupport(protocol, metadata, "t", kind as WriteKind)).not.toThrow();
