@@ -15,11 +15,17 @@
 // the result tables: ours and the original's must hold the same rows as MERGE's, or the bench exits 1 (the
 // tables are then kept under <dir>/work for inspection).
 //
-//   pnpm exec tsc -b && pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D]
+//   pnpm exec tsc -b && pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--cdf]
 //     [--shape uniform|recent] [--batch-fraction 0.01 | --batch-rows N] [--partitions 8]
 //     [--files-per-partition 30] [--seed 42] [--json out.json] [--<upsert-option> value …]
 //   e.g. pnpm bench upsert --sizes 1000000 --repeat 3 --shape recent
 //        pnpm bench upsert --sizes 1000000,4000000,8000000 --batch-rows 10000    (flatness of a fixed batch)
+//
+// `--cdf`: the change data feed's cost. A second cached table (key `…-cdf`): a copy of the pristine table plus
+// one commit of OUR setProperties({"delta.enableChangeDataFeed": "true"}); the same batch. The contenders are
+// then ours on the CDF table, ours on the plain table and delta-rs MERGE on the CDF table (the original, which
+// refuses CDF tables, is not run); printed: ours CDF / ours plain (peak RSS, call time; the goal is a CDF peak
+// RSS ≤ 1.2× the plain one), ours CDF / MERGE, and each commit's cdc files. All results must hold MERGE's rows.
 //
 // Shapes: `uniform` (default) draws the updates uniformly from the rows of the first half of the partitions;
 // `recent` draws them from the rows of the last 10% of the appends, so they hit only the newest 10% of each
@@ -47,7 +53,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runJsonChild } from "../lib/child-json.mjs";
 import { prepareOriginal } from "../original/contender.mjs";
 
@@ -62,6 +68,10 @@ const MB = 1024 * 1024;
 const OURS = "deltalite upsert";
 const MERGE = "delta-rs MERGE";
 const ORIGINAL = "original 0.1.15";
+const OURS_CDF = "deltalite upsert CDF";
+const MERGE_CDF = "delta-rs MERGE CDF";
+/** The contender whose result table the others are compared with. */
+const referenceOf = (names) => (names.includes(MERGE_CDF) ? MERGE_CDF : MERGE);
 const SHAPES = ["uniform", "recent"];
 
 const DEFAULTS = {
@@ -75,11 +85,14 @@ const DEFAULTS = {
   "batch-rows": "",
   seed: "42",
   json: "",
+  cdf: "false",
 };
+/** Flags that take no value (`--cdf` alone means `--cdf true`). */
+const SWITCHES = new Set(["cdf"]);
 const USAGE =
   "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--shape uniform|recent]\n" +
   "  [--batch-fraction 0.01 | --batch-rows N] [--partitions 8] [--files-per-partition 30] [--seed 42]\n" +
-  "  [--json out.json] [--<upsert-option> value …]";
+  "  [--json out.json] [--cdf] [--<upsert-option> value …]";
 
 function typedValue(value) {
   if (value === "true") return true;
@@ -102,6 +115,7 @@ function parseFlags(argv) {
     let value;
     if (name.includes("="))
       [name, value] = [name.slice(0, name.indexOf("=")), name.slice(name.indexOf("=") + 1)];
+    else if (SWITCHES.has(name)) value = "true";
     else value = argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     if (name in DEFAULTS) flags[name] = value;
@@ -125,7 +139,8 @@ function settings(flags) {
   const batchFraction = Number(flags["batch-fraction"]);
   if (!(batchFraction > 0 && batchFraction <= 1))
     throw new Error(`bad --batch-fraction ${flags["batch-fraction"]}`);
-  return { sizes, repeat, shape: flags.shape, batchRows, batchFraction };
+  if (!["true", "false"].includes(flags.cdf)) throw new Error(`bad --cdf ${flags.cdf}: true or false`);
+  return { sizes, repeat, shape: flags.shape, batchRows, batchFraction, cdf: flags.cdf === "true" };
 }
 
 function run(command, args) {
@@ -190,6 +205,23 @@ async function ensureTable(flags, rows) {
   return { pristine, folder, meta };
 }
 
+/** The cached CDF-enabled copy of `table` (made when missing): the pristine table plus one SET TBLPROPERTIES
+ * commit of our setProperties (the built package) enabling the change data feed. */
+async function ensureCdfTable(table) {
+  const folder = `${table.folder}-cdf`;
+  await mkdir(folder, { recursive: true });
+  const pristine = join(folder, "pristine");
+  const meta = await cached(join(folder, "table.json"), pristine, `${pristine}.partial`, async (partial) => {
+    console.error(`making the CDF copy ${folder} (once) …`);
+    await run("cp", ["-r", table.pristine, partial]);
+    const { DeltaLiteTable } = await import(pathToFileURL(deltaliteDist).href);
+    const opened = await DeltaLiteTable.open(partial);
+    const set = await opened.setProperties({ "delta.enableChangeDataFeed": "true" });
+    return { ...table.meta, version: set.version, configuration: set.configuration, protocol: set.protocol };
+  });
+  return { pristine, folder, meta };
+}
+
 /** The cached batch of one shape and size beside its table (generated when missing): its file and meta. */
 async function ensureBatch(flags, folder, rows, { shape, batchRows, batchFraction }) {
   const key = `batch-${shape}-${batchRows === null ? `b${batchFraction}` : `n${batchRows}`}`;
@@ -208,13 +240,24 @@ async function commitFootprint(tableDir, version) {
     join(tableDir, "_delta_log", `${String(version).padStart(20, "0")}.json`),
     "utf8",
   );
-  const out = { filesRemoved: 0, filesAdded: 0, bytesRemoved: 0, bytesAdded: 0, removedPaths: [] };
+  const out = {
+    filesRemoved: 0,
+    filesAdded: 0,
+    bytesRemoved: 0,
+    bytesAdded: 0,
+    cdcFiles: 0,
+    bytesCdc: 0,
+    removedPaths: [],
+  };
   for (const line of log.split("\n")) {
     if (line.trim() === "") continue;
     const action = JSON.parse(line);
     if (action.add) {
       out.filesAdded++;
       out.bytesAdded += action.add.size;
+    } else if (action.cdc) {
+      out.cdcFiles++;
+      out.bytesCdc += action.cdc.size;
     } else if (action.remove) {
       const path = join(tableDir, decodeURIComponent(action.remove.path));
       out.filesRemoved++;
@@ -225,18 +268,22 @@ async function commitFootprint(tableDir, version) {
   return out;
 }
 
-/** name → how to start one measured run of it: `{ command, args(tableDir, batchFile), env }`. */
-function contenderCommands(knobs, original) {
+/** name → how to start one measured run of it: `{ command, args(tableDir, batchFile), env, cdf? }` (`cdf`:
+ * it runs on the CDF-enabled table). With `cdf`: ours on both tables and MERGE on the CDF one. */
+function contenderCommands(knobs, original, cdf) {
   const options = JSON.stringify({ primaryKeys: ["id"], partitionKey: "day", ...knobs });
-  const commands = {
-    [OURS]: { command: process.execPath, args: (t, b) => [oursScript, t, b, options], env: process.env },
-    [MERGE]: { command: python, args: (t, b) => [pythonScript, "merge", t, b], env: process.env },
-  };
+  const ours = { command: process.execPath, args: (t, b) => [oursScript, t, b, options], env: process.env };
+  const merge = { command: python, args: (t, b) => [pythonScript, "merge", t, b], env: process.env };
+  if (cdf) {
+    return { [OURS_CDF]: { ...ours, cdf: true }, [OURS]: ours, [MERGE_CDF]: { ...merge, cdf: true } };
+  }
+  const commands = { [OURS]: ours, [MERGE]: merge };
   if (!original.skipped) commands[ORIGINAL] = original;
   return commands;
 }
 
-async function runContender(name, how, pristine, batchFile, workDir, meta) {
+async function runContender(name, how, tables, batchFile, workDir) {
+  const { pristine, meta } = how.cdf ? tables.cdf : tables.plain;
   const tableDir = join(workDir, name.replace(/[^a-z0-9]+/gi, "-"));
   await rm(tableDir, { recursive: true, force: true });
   await run("cp", ["-r", pristine, tableDir]);
@@ -278,8 +325,9 @@ function rotation(names, i) {
 
 /** Each contender's result table against MERGE's (delta-rs reads them all): name → { identical, mismatches }. */
 async function compareResults(last, meta) {
-  const reference = last[MERGE].tableDir;
-  const others = Object.values(last).filter((r) => r.contender !== MERGE);
+  const referenceName = referenceOf(Object.keys(last));
+  const reference = last[referenceName].tableDir;
+  const others = Object.values(last).filter((r) => r.contender !== referenceName);
   const check = await runJsonChild(python, [
     pythonScript,
     "verify",
@@ -310,13 +358,16 @@ function contenderSummary(name, all) {
     filesAdded: last.filesAdded,
     bytesRemoved: last.bytesRemoved,
     bytesAdded: last.bytesAdded,
+    cdcFiles: last.cdcFiles,
+    bytesCdc: last.bytesCdc,
     stats: last.stats ?? last.metrics,
   };
 }
 
-/** All repeats at one size: the contenders in rotating order, the floor after each repeat, then the check. */
-async function measureSize(label, table, batch, commands, repeat, workDir) {
-  const meta = { ...table.meta, ...batch.meta };
+/** All repeats at one size: the contenders in rotating order, the floor after each repeat, then the check.
+ * `tables`: `{ plain, cdf? }`, each `{ pristine, meta }`. */
+async function measureSize(label, tables, batch, commands, repeat, workDir) {
+  const meta = { ...tables.plain.meta, ...batch.meta };
   const names = Object.keys(commands);
   const runs = [];
   const floors = [];
@@ -324,7 +375,7 @@ async function measureSize(label, table, batch, commands, repeat, workDir) {
     const byName = {};
     for (const name of rotation(names, r)) {
       console.error(`${label} run ${r + 1}/${repeat}: ${name} …`);
-      byName[name] = await runContender(name, commands[name], table.pristine, batch.file, workDir, meta);
+      byName[name] = await runContender(name, commands[name], tables, batch.file, workDir);
     }
     console.error(`${label} run ${r + 1}/${repeat}: raw copy of the files our commit removed …`);
     floors.push(await runFloor(byName[OURS], workDir));
@@ -415,9 +466,27 @@ function printTable(summary, repeat) {
 
 const ratio = (a, b, pick) => (pick(a) / pick(b)).toFixed(2);
 
+/** The --cdf lines: ours CDF against ours plain (the 1.2× goal) and against MERGE on the CDF table. */
+function printCdfComparisons(s, by) {
+  const [oursCdf, ours, merge] = [by[OURS_CDF], by[OURS], by[MERGE_CDF]];
+  const rss = oursCdf.peakRssMB / ours.peakRssMB;
+  const cdc = (c) => `${c.cdcFiles} cdc files (${(c.bytesCdc / MB).toFixed(1)} MB)`;
+  console.log(
+    `${s.label}: ours CDF / ours plain peak RSS ${rss.toFixed(2)} (goal ≤ 1.20: ${rss <= 1.2 ? "met" : "NOT met"}), call time ${ratio(oursCdf, ours, (c) => c.callMs)}`,
+  );
+  console.log(
+    `${s.label}: ours CDF / MERGE CDF peak RSS ${ratio(oursCdf, merge, (c) => c.peakRssMB)}, call time ${ratio(oursCdf, merge, (c) => c.callMs)}` +
+      `; commits: ours ${cdc(oursCdf)}, MERGE ${cdc(merge)}; results identical: ${s.identical ? "yes" : "no"}${s.identical ? "" : ` (${s.mismatches.join("; ")})`}`,
+  );
+}
+
 function printComparisons(summary) {
   for (const s of summary) {
     const by = Object.fromEntries(s.contenders.map((c) => [c.contender, c]));
+    if (by[OURS_CDF]) {
+      printCdfComparisons(s, by);
+      continue;
+    }
     const [ours, merge, original] = [by[OURS], by[MERGE], by[ORIGINAL]];
     console.log(
       `${s.label}: ours/MERGE peak RSS ${ratio(ours, merge, (c) => c.peakRssMB)}, call time ${ratio(ours, merge, (c) => c.callMs)}` +
@@ -491,8 +560,8 @@ async function main() {
   if (!(await exists(deltaliteDist)))
     throw new Error(`${deltaliteDist} is missing: build first (pnpm exec tsc -b)`);
   flags.dir = resolve(flags.dir);
-  const original = prepareOriginal();
-  const commands = contenderCommands(knobs, original);
+  const original = config.cdf ? { skipped: "not run with --cdf" } : prepareOriginal();
+  const commands = contenderCommands(knobs, original, config.cdf);
   const startLine =
     machineLine() + (Object.keys(knobs).length ? `; upsert options ${JSON.stringify(knobs)}` : "");
   console.error(startLine);
@@ -502,9 +571,10 @@ async function main() {
   for (const rows of config.sizes) {
     const table = await ensureTable(flags, rows);
     const batch = await ensureBatch(flags, table.folder, rows, config);
+    const tables = { plain: table, ...(config.cdf ? { cdf: await ensureCdfTable(table) } : {}) };
     const label = rows >= 1_000_000 && rows % 1_000_000 === 0 ? `${rows / 1_000_000}M` : String(rows);
     await mkdir(workDir, { recursive: true });
-    summary.push(await measureSize(label, table, batch, commands, config.repeat, workDir));
+    summary.push(await measureSize(label, tables, batch, commands, config.repeat, workDir));
   }
 
   console.log(`\n${startLine}\nat the end: ${loadLine()}`);
@@ -518,12 +588,13 @@ async function main() {
       ...s,
       runs: runs.map((run) => run.map(({ tableDir, removedPaths, ...r }) => r)),
     }));
-    const { sizes, repeat, shape, batchRows } = config;
+    const { sizes, repeat, shape, batchRows, cdf } = config;
     const out = {
       sizes,
       repeat,
       shape,
       batchRows,
+      cdf,
       knobs,
       original: original.skipped ?? "run",
       summary: stripped,
