@@ -20,7 +20,7 @@ export const BENCHMARKS = {
     summary:
       "upsert of a batch into partitioned wide-row tables beside the original deltalite 0.1.15 and delta-rs MERGE, plus a raw-copy floor: wall time, peak RSS, files/bytes rewritten, identical results",
     usage:
-      "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--shape uniform|recent] [--batch-fraction 0.01 | --batch-rows N] [--dir D] [--<upsert-option> value …]",
+      "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--shape uniform|recent] [--cdf] [--batch-fraction 0.01 | --batch-rows N] [--dir D] [--<upsert-option> value …]",
   },
   compact: {
     script: "compaction/compact-bench.mjs",
@@ -28,6 +28,20 @@ export const BENCHMARKS = {
       "compaction of a partition of small files beside delta-rs optimize.compact and the original deltalite 0.1.15 compact: wall time, peak RSS, its growth when the partition doubles, identical results",
     usage:
       "pnpm bench compact [--sizes 1GB,2GB] [--file-mb 8] [--dir D] [--seed 7] [--json out.json] [--<compact-option> value …]",
+  },
+  "log-requests": {
+    script: "log-requests/log-requests-bench.mjs",
+    summary:
+      "S3 requests per upsert (GET / HEAD / LIST / PUT, _delta_log/ vs data) on the upstream scenarios through a counting proxy with added latency: ours with the request switches on and off beside the original deltalite 0.1.15, with the issue's goal checks",
+    usage:
+      "pnpm bench log-requests [--scenarios median,insert-heavy,tail23,no-checkpoint,hourly] [--calls 3] [--latency-ms 20] [--repeat 1] [--engines ours,ours-off,original] [--trace] [--json out.json]",
+  },
+  "history-upsert": {
+    script: "scd2-history/history-bench.mjs",
+    summary:
+      "historyUpsert of a fixed batch into an SCD2 history table growing 1x -> 4x beside the delta-rs recipe (MERGE closing the open rows + append): wall time, peak RSS and its growth, identical results",
+    usage:
+      "pnpm bench history-upsert [--sizes 250000,1000000] [--batch-rows 20000] [--dir D] [--seed 7] [--json out.json] [--<history-upsert-option> value …]",
   },
 };
 
