@@ -16,6 +16,7 @@ import { commitOptimize } from "./commit.js";
 import { optimizeMetrics } from "./metrics.js";
 import type { CompactionBin, CompactionPlan } from "./plan.js";
 import { type BinRewrite, type BinRewriteContext, rewriteBin } from "./rewrite-bin.js";
+import type { RunProgress } from "./run-progress.js";
 import type { CompactOptions } from "./types.js";
 
 /** Where a run stands: the version it builds on and what it has done so far. */
@@ -43,6 +44,7 @@ export interface RunContext {
   maxDecodedFileBytes: number;
   maxRowGroupBytes: number;
   signal: AbortSignal;
+  progress: RunProgress;
   /** Every file written by this call (deleted on failure unless committed). */
   written: WrittenFile[];
   /** How a bin is rewritten (default: compaction's `rewriteBin`; Z-order sorts its rows). */
@@ -76,7 +78,7 @@ export async function runBins(
 async function rewriteWithPermit(bin: CompactionBin, state: RunState, ctx: RunContext): Promise<BinRewrite> {
   const permit = await ctx.budgets.acquirePartition();
   try {
-    return await (ctx.rewrite ?? rewriteBin)(bin, {
+    const rewrite = await (ctx.rewrite ?? rewriteBin)(bin, {
       store: state.base.store,
       dataSchema: ctx.dataSchema,
       partitionColumns: state.base.partitionColumns,
@@ -89,8 +91,11 @@ async function rewriteWithPermit(bin: CompactionBin, state: RunState, ctx: RunCo
       multipartPartSizeBytes: ctx.options.multipartPartSizeBytes,
       multipartConcurrency: ctx.options.multipartConcurrency,
       signal: ctx.signal,
+      onInputRead: (size) => ctx.progress.fileRead(size),
       onFile: (file) => ctx.written.push(file),
     });
+    ctx.progress.binDone();
+    return rewrite;
   } finally {
     permit.release();
   }

@@ -24,6 +24,7 @@ export type { RestoreMetrics, RestoreOptions, RestoreResult, RestoreTarget } fro
 export type { BinRewrite } from "./rewrite-bin.js";
 export type {
   CompactOptions,
+  CompactProgress,
   CompactResult,
   FileSizeSummary,
   OptimizeMetrics,

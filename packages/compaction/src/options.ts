@@ -40,7 +40,15 @@ const NUMERIC: Record<string, Rule> = {
   permitWaitTimeoutMs: integerAtLeast(1),
 };
 
-const OTHER = new Set(["partitions", "dryRun", "commitMetadata", "processBudgets", "hooks", "signal"]);
+const OTHER = new Set([
+  "partitions",
+  "dryRun",
+  "commitMetadata",
+  "onProgress",
+  "processBudgets",
+  "hooks",
+  "signal",
+]);
 
 const KNOWN = new Set([...Object.keys(NUMERIC), ...OTHER]);
 
@@ -99,6 +107,9 @@ function validateOptions(
   }
   if (options.dryRun !== undefined && typeof options.dryRun !== "boolean") {
     throw invalid(table, operation, "dryRun", "a boolean", options.dryRun);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw invalid(table, operation, "onProgress", "a function", options.onProgress);
   }
   const metadata: unknown = options.commitMetadata;
   if (

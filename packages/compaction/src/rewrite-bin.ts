@@ -3,22 +3,18 @@
  * byte-bounded batch at a time through the call's fetch and decode admission, and streamed into ZSTD
  * Parquet files of the bin's partition with `dataChange: false` Adds. delta-rs writes one file per bin; here a
  * file also closes once `maxDecodedFileBytes` of decoded batches went into it (so memory and file size
- * follow the knobs, not the bin), and row groups close at `maxRowGroupBytes`. Z-order passes an arrangement:
+ * follow the knobs, not the bin), and row groups close where writer-memory.ts says (the encoder's memory
+ * within `maxRowGroupBytes`, and at most that many decoded bytes). Z-order passes an arrangement:
  * the rows go through its sort and files also close at the target size, as delta-rs's z-order writes them.
  * Nothing is committed here.
  */
-import {
-  type LiveFileReadContext,
-  openLiveFile,
-  type Permit,
-  readLiveFile,
-  writePartitionFiles,
-} from "@deltalite/data-files";
+import { type LiveFileReadContext, openLiveFile, type Permit, readLiveFile } from "@deltalite/data-files";
 import type { AddAction } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type ParquetReader, recordBatchBytes, type WrittenFile } from "@deltalite/parquet-stream";
+import type { ParquetReader, WrittenFile } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
 import type { CompactionBin } from "./plan.js";
+import { writeBinFiles } from "./write-bin-files.js";
 
 /** What every bin of one call shares. */
 export interface BinRewriteContext {
@@ -30,11 +26,14 @@ export interface BinRewriteContext {
   read: LiveFileReadContext;
   acquireFile: () => Promise<Permit>;
   maxDecodedFileBytes: number;
+  /** `maxRowGroupDecodedBytes`: what one bin's open row group may cost (writer-memory.ts). */
   maxRowGroupBytes: number;
   multipartThresholdBytes: number | undefined;
   multipartPartSizeBytes: number | undefined;
   multipartConcurrency: number | undefined;
   signal: AbortSignal | undefined;
+  /** Told the stored size of every input file once it is read (progress). */
+  onInputRead?: ((size: number) => void) | undefined;
   /** Told every file as soon as it is complete (for clean-up on a later failure or a dropped bin). */
   onFile: (file: WrittenFile) => void;
 }
@@ -49,9 +48,6 @@ export interface BinRewrite {
   batches: number;
   bytesWritten: number;
 }
-
-/** No file of a bin closes on its stored size: one file per bin unless the decoded cap splits it. */
-const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** How a rewrite differs from compaction's (Z-order: its rows reordered, files closing at the target). */
 export interface BinArrangement {
@@ -71,47 +67,9 @@ export async function rewriteBin(
   const arranged = arrangement ? counted(arrangement.arrange(read), counts) : read;
   const source = arranged[Symbol.asyncIterator]();
   const result: BinRewrite = { bin, adds: [], keys: [], rows: 0, batches: 0, bytesWritten: 0 };
-  let exhausted = false;
-  async function* untilCap(): AsyncGenerator<RecordBatch> {
-    let bytes = 0;
-    while (bytes < ctx.maxDecodedFileBytes) {
-      const next = await source.next();
-      if (next.done) {
-        exhausted = true;
-        return;
-      }
-      bytes += recordBatchBytes(next.value);
-      yield next.value;
-    }
-  }
   try {
-    while (!exhausted) {
-      const written = writePartitionFiles(
-        ctx.store,
-        untilCap(),
-        ctx.dataSchema,
-        { ...bin.partitionValues },
-        {
-          partitionColumns: ctx.partitionColumns,
-          configuration: ctx.configuration,
-          codec: "zstd",
-          targetFileSize: arrangement?.targetFileSize ?? UNBOUNDED,
-          // Files close at row-group boundaries: Z-order's groups stay under its target so files end near it.
-          maxRowGroupBytes: Math.min(ctx.maxRowGroupBytes, arrangement?.targetFileSize ?? UNBOUNDED),
-          multipartThresholdBytes: ctx.multipartThresholdBytes,
-          multipartPartSizeBytes: ctx.multipartPartSizeBytes,
-          multipartConcurrency: ctx.multipartConcurrency,
-          dataChange: false,
-          signal: ctx.signal,
-        },
-      );
-      for await (const { file, add } of written) {
-        ctx.onFile(file);
-        result.adds.push(add);
-        result.keys.push(file.key);
-        result.bytesWritten += file.size;
-      }
-    }
+    const first = await source.next();
+    if (!first.done) await writeBinFiles(first.value, source, bin, ctx, arrangement, result);
   } finally {
     await source.return?.(undefined);
   }
@@ -155,5 +113,6 @@ async function* readBin(
       reader?.close();
       permit.release();
     }
+    ctx.onInputRead?.(file.size);
   }
 }

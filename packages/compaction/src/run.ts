@@ -10,6 +10,7 @@ import { type RunContext, type RunState, runBins } from "./execute.js";
 import { optimizeMetrics, sizeSummary } from "./metrics.js";
 import type { PartitionFilter } from "./partition-filter.js";
 import type { CompactionPlan } from "./plan.js";
+import { RunProgress } from "./run-progress.js";
 import type { CompactHooks, CompactOptions, CompactResult, OptimizeMetrics } from "./types.js";
 
 const MIB = 1024 * 1024;
@@ -33,6 +34,7 @@ async function replanDropped(state: RunState, ctx: RunContext, replan: Replanner
     handled = state.dropped.length;
     state.replanRounds++;
     const plan = await replan(state.base, partitions);
+    ctx.progress.planned(plan.bins);
     await runBins(state, plan.bins, { ...ctx, plan });
   }
 }
@@ -53,6 +55,7 @@ export function initialState(snapshot: Snapshot): RunState {
 
 /** Runs `plan` to its commits (re-planning by `replan`); on a failure deletes what it wrote and did not commit. */
 export async function executePlan(state: RunState, ctx: RunContext, replan: Replanner): Promise<void> {
+  ctx.progress.planned(ctx.plan.bins);
   try {
     await runBins(state, ctx.plan.bins, ctx);
     await replanDropped(state, ctx, replan);
@@ -113,6 +116,7 @@ export function runContext(
     maxDecodedFileBytes: options.maxDecodedFileBytes ?? RUN_DEFAULTS.maxDecodedFileBytes,
     maxRowGroupBytes: options.maxRowGroupDecodedBytes ?? RUN_DEFAULTS.maxRowGroupDecodedBytes,
     signal,
+    progress: new RunProgress(options.onProgress),
     written: [],
   };
 }

@@ -43,7 +43,11 @@ export interface CompactOptions {
   readBatchSize?: number | undefined;
   /** An output file closes once this many decoded bytes went into it (default 1 GiB). */
   maxDecodedFileBytes?: number | undefined;
-  /** A row group closes at this many uncompressed bytes (default 128 MiB). */
+  /**
+   * What one bin's open output row group may cost in memory (default 128 MiB): a row group closes at this
+   * many decoded bytes, and sooner at a fifth of it in encoded bytes, since the Parquet encoder holds about
+   * five copies of a row group's encoded bytes while it writes one.
+   */
   maxRowGroupDecodedBytes?: number | undefined;
   /** Bins per OPTIMIZE commit (default: all in one commit). */
   maxBinsPerCommit?: number | undefined;
@@ -55,7 +59,9 @@ export interface CompactOptions {
   dryRun?: boolean | undefined;
   /** Entries written flat into commitInfo. */
   commitMetadata?: Record<string, unknown> | undefined;
+  /** Output files stream with a multipart put once they reach this size (default: the part size). */
   multipartThresholdBytes?: number | undefined;
+  /** Bytes per multipart part (default 16 MiB); one part's worth is queued per file being written. */
   multipartPartSizeBytes?: number | undefined;
   multipartConcurrency?: number | undefined;
   rangeGetPartSizeBytes?: number | undefined;
@@ -63,11 +69,25 @@ export interface CompactOptions {
   readAheadRowGroups?: number | undefined;
   /** How long one wait for budget permits may last (default 10 min). */
   permitWaitTimeoutMs?: number | undefined;
+  /** Told how far the rewrite is: when planning is done, after each input file read and each bin written. */
+  onProgress?: ((progress: CompactProgress) => void) | undefined;
   /** The shared budgets (default: the process-wide ones). */
   processBudgets?: ProcessBudgets | undefined;
   /** Post-commit maintenance (default: delta-log's checkpoint + log cleanup). */
   hooks?: PostCommitHooks | undefined;
   signal?: AbortSignal | undefined;
+}
+
+/** How far a compaction (or Z-order) is: bins and the stored bytes of their input files. */
+export interface CompactProgress {
+  /** Bins to rewrite (a re-plan after a lost race adds its bins). */
+  bins: number;
+  /** Bins rewritten (written, not necessarily committed yet). */
+  binsDone: number;
+  /** Stored bytes of the bins' input files. */
+  bytes: number;
+  /** Of those, bytes read so far. */
+  bytesDone: number;
 }
 
 /** delta-rs's `MetricDetails`: sizes of the files added or removed. */

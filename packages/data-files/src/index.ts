@@ -2,10 +2,13 @@
  * @deltalite/data-files: a Delta table's data files, between the log (@deltalite/delta-log) and the
  * engines — alignment of incoming Arrow data to the table schema, the partition split, the data-file
  * writer, the reader of one live file conformed to the table, the table scan (projection, filters,
- * pruning), `write` (append / overwrite), `deleteWhere` (delete by scan filter), the per-call and
- * process-wide budgets every engine of a process shares, and the one bounded worker pool.
+ * pruning), `write` (append / overwrite), `deleteWhere` (delete by scan filter), the change data feed
+ * read (`readChanges`), the per-call and process-wide budgets every engine of a process shares, and the
+ * one bounded worker pool.
  */
 export * from "./budgets/index.js";
+export * from "./changes/index.js";
+export { withCallDeadline } from "./deadline.js";
 export * from "./delete/index.js";
 export { mapLimit } from "./pool.js";
 export {

@@ -29,6 +29,21 @@ describe("Budget", () => {
     expect(budget.snapshot()).toEqual({ available: 4, total: 4, waiters: 0 });
   });
 
+  it("tryAcquire takes free permits at once and never waits or jumps the queue", async () => {
+    const budget = new Budget("t", 10);
+    const held = budget.tryAcquire(6);
+    expect(held?.amount).toBe(6);
+    expect(budget.tryAcquire(5)).toBeUndefined();
+    expect(budget.tryAcquire(11)).toBeUndefined();
+    const waiting = budget.acquire(8);
+    expect(budget.snapshot().waiters).toBe(1);
+    // 4 are free, but an earlier request waits: a no-wait reservation does not overtake it.
+    expect(budget.tryAcquire(1)).toBeUndefined();
+    held?.release();
+    (await waiting).release();
+    expect(budget.snapshot()).toMatchObject({ available: 10, waiters: 0 });
+  });
+
   it("clamps a request larger than the whole budget: it runs alone", async () => {
     const budget = new Budget("bufferKb", 10);
     const huge = await budget.acquire(1_000_000);

@@ -2,15 +2,26 @@
  * Reads a checkpoint's actions: classic single-file and multi-part Parquet checkpoints, and v2
  * checkpoints (UUID-named JSON or Parquet, or classic-named with a `checkpointMetadata` row) whose
  * `sidecar` actions point at Parquet/JSON files under `_delta_log/_sidecars/`. Parquet goes through
- * @deltalite/parquet-stream; int64 values come back as bigint and are turned into safe numbers here.
+ * @deltalite/parquet-stream; int64 values come back as bigint and are turned into safe numbers here. Parquet
+ * files are read whole in one GET each (the parts of a multi-part checkpoint in parallel) when the checkpoint
+ * prefetch takes them (checkpoint-prefetch.ts), else with range reads.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectMeta, ObjectStore } from "@deltalite/object-store";
 import { readParquetObjects } from "@deltalite/parquet-stream";
 import { ACTION_KEYS, type ParsedAction, parseCommit, type SidecarAction, toAction } from "./actions.js";
+import { CheckpointPrefetch } from "./checkpoint-prefetch.js";
 import { SIDECARS_PREFIX } from "./log-path.js";
 import type { CheckpointRef } from "./log-segment.js";
 import { decodeLogPath } from "./table-paths.js";
+
+export {
+  type CheckpointPrefetchBudget,
+  type CheckpointPrefetchOutcome,
+  onCheckpointPrefetch,
+  reserveWithoutWaiting,
+  useCheckpointPrefetchBudget,
+} from "./checkpoint-prefetch.js";
 
 /** Every action of the checkpoint, sidecars expanded (sidecar actions themselves are dropped). */
 export async function readCheckpoint(
@@ -19,24 +30,40 @@ export async function readCheckpoint(
   table: string,
   signal?: AbortSignal,
 ): Promise<ParsedAction[]> {
+  const prefetch = new CheckpointPrefetch(store);
+  try {
+    const actions = await readActionFiles(prefetch, checkpoint.files, table, signal);
+    const sidecars = actions.filter((a): a is { sidecar: SidecarAction } => "sidecar" in a);
+    if (sidecars.length === 0) return actions;
+    const out = actions.filter((a) => !("sidecar" in a));
+    const metas = sidecars.map(
+      ({ sidecar }): ObjectMeta => ({
+        key: `${SIDECARS_PREFIX}${decodeLogPath(sidecar.path, table)}`,
+        size: sidecar.sizeInBytes,
+        etag: undefined,
+        lastModified: sidecar.modificationTime,
+      }),
+    );
+    out.push(...(await readActionFiles(prefetch, metas, table, signal)));
+    return out;
+  } finally {
+    prefetch.release();
+  }
+}
+
+/** The actions of `files` in order; the prefetched ones are fetched together before the first is parsed. */
+async function readActionFiles(
+  prefetch: CheckpointPrefetch,
+  files: readonly ObjectMeta[],
+  table: string,
+  signal: AbortSignal | undefined,
+): Promise<ParsedAction[]> {
+  const stores = prefetch.storesFor(files, signal);
   const actions: ParsedAction[] = [];
-  for (const file of checkpoint.files) {
-    actions.push(...(await readActionFile(store, file, table, signal)));
+  for (const [i, file] of files.entries()) {
+    actions.push(...(await readActionFile(stores[i]!, file, table, signal)));
   }
-  const sidecars = actions.filter((a): a is { sidecar: SidecarAction } => "sidecar" in a);
-  if (sidecars.length === 0) return actions;
-  const out = actions.filter((a) => !("sidecar" in a));
-  for (const { sidecar } of sidecars) {
-    const key = `${SIDECARS_PREFIX}${decodeLogPath(sidecar.path, table)}`;
-    const meta: ObjectMeta = {
-      key,
-      size: sidecar.sizeInBytes,
-      etag: undefined,
-      lastModified: sidecar.modificationTime,
-    };
-    out.push(...(await readActionFile(store, meta, table, signal)));
-  }
-  return out;
+  return actions;
 }
 
 async function readActionFile(

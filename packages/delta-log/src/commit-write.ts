@@ -23,7 +23,8 @@ import { commitKey } from "./log-path.js";
 
 /** Result of one attempt to write one version (kernel's CommitResponse idea). */
 export type CommitAttempt =
-  | { kind: "committed"; version: number }
+  /** `etag`: the commit file's, when this attempt's own put stored it (seeds the commit-JSON cache). */
+  | { kind: "committed"; version: number; etag?: string | undefined }
   /** `winner`: the winning commit's actions when the outcome was settled by reading it (no second GET). */
   | { kind: "conflict"; version: number; winner?: ParsedAction[] | undefined };
 
@@ -66,8 +67,8 @@ export async function tryCommitVersion(
     });
   }
   try {
-    await store.put(commitKey(version), bytes, { mode: "create", signal: options.signal });
-    return { kind: "committed", version };
+    const { etag } = await store.put(commitKey(version), bytes, { mode: "create", signal: options.signal });
+    return { kind: "committed", version, etag };
   } catch (error) {
     if (isDeltaLiteError(error) && NOT_SENT_KINDS.has(error.kind)) throw error;
     return await resolveOutcome(store, version, bytes, txnId, error, options.resolution ?? {});

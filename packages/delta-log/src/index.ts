@@ -11,6 +11,7 @@ export * from "./commit-write.js";
 export * from "./conflict-checker.js";
 export * from "./file-actions.js";
 export * from "./log-path.js";
+export * from "./log-requests/index.js";
 export * from "./log-segment.js";
 export * from "./maintenance/index.js";
 export * from "./partition/index.js";

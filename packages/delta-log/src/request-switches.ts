@@ -5,17 +5,24 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** Environment variables by name (`process.env` by default). */
+export type RequestSwitchEnv = Readonly<Record<string, string | undefined>>;
 
-const SWITCHES = {
+/** The switches, by the name the code asks for. */
+export type RequestSwitchName =
+  | "probeRefresh"
+  | "optimisticCommitVersion"
+  | "commitJsonCache"
+  | "smallFileSingleGet"
+  | "adoptCommitSnapshot";
+
+const SWITCHES: Readonly<Record<RequestSwitchName, string>> = {
   probeRefresh: "DELTALITE_PROBE_REFRESH",
   optimisticCommitVersion: "DELTALITE_OPTIMISTIC_COMMIT_VERSION",
   commitJsonCache: "DELTALITE_COMMIT_JSON_CACHE",
   smallFileSingleGet: "DELTALITE_SMALL_FILE_SINGLE_GET",
   adoptCommitSnapshot: "DELTALITE_ADOPT_COMMIT_SNAPSHOT",
-} as const;
-
-export type RequestSwitchName = keyof typeof SWITCHES;
+};
 
 const OFF_WORDS = new Set(["0", "false", "off", "no"]);
 
@@ -23,14 +30,14 @@ const OFF_WORDS = new Set(["0", "false", "off", "no"]);
 export const DEFAULT_CHECKPOINT_PREFETCH_MAX_BYTES = 128 * 1024 * 1024;
 
 /** Whether the named switch is on in `env` (unset or any value but an off word → on). */
-export function requestSwitchOn(name: RequestSwitchName, env: Env = process.env): boolean {
+export function requestSwitchOn(name: RequestSwitchName, env: RequestSwitchEnv = process.env): boolean {
   const raw = env[SWITCHES[name]];
   if (raw === undefined) return true;
   return !OFF_WORDS.has(raw.trim().toLowerCase());
 }
 
 /** The checkpoint prefetch cap in bytes; 0 disables the prefetch. A malformed value is a typed error. */
-export function checkpointPrefetchMaxBytes(env: Env = process.env): number {
+export function checkpointPrefetchMaxBytes(env: RequestSwitchEnv = process.env): number {
   const variable = "DELTALITE_CHECKPOINT_PREFETCH_MAX_BYTES";
   const raw = env[variable];
   if (raw === undefined || raw.trim() === "") return DEFAULT_CHECKPOINT_PREFETCH_MAX_BYTES;

@@ -5,6 +5,7 @@
  * Exposes version, tableId, configuration, schema (Arrow + Delta JSON), partition columns, live files,
  * tombstones, txn versions; `reload()` reads only the commits after this version; `history()` reads
  * commitInfo newest first. Commit files are read through `readCommit` (commit-read.ts). Opening applies the read gate (`DeltaLiteUnsupportedTableError`).
+ * A snapshot remembers the newest commit file its loads read (`anchor`, for the refresh probe).
  */
 import {
   DeltaLiteError,
@@ -22,9 +23,11 @@ import type {
   ProtocolAction,
   RemoveAction,
 } from "./actions.js";
+import { parseCommit } from "./actions.js";
 import { readCheckpoint } from "./checkpoint-read.js";
 import { readCommits } from "./commit-read.js";
 import { assertVersion } from "./log-path.js";
+import { anchorOf, type CommitAnchor } from "./log-requests/anchor.js";
 import {
   buildSegment,
   type CommitFile,
@@ -82,9 +85,24 @@ export interface CommitHistoryEntry {
   commitInfo: CommitInfoAction;
 }
 
+/** Options of `Snapshot.reload`. */
+export interface ReloadOptions {
+  signal?: AbortSignal | undefined;
+  /** Bytes of commits already fetched (the refresh probe's GET of version + 1), by version: not fetched again. */
+  prefetched?: ReadonlyMap<number, Uint8Array> | undefined;
+  /** List from this version's own commit on, so a snapshot whose loads read no commit gets an anchor. */
+  includeCurrent?: boolean | undefined;
+}
+
 export class Snapshot {
   readonly store: ObjectStore;
   readonly version: number;
+  /**
+   * The newest commit file this snapshot's loads read, as listed (undefined when they read none: a
+   * checkpoint version, or a snapshot built in memory from its creator's commit). Commits applied in memory
+   * keep the anchor they were applied to.
+   */
+  readonly anchor: CommitAnchor | undefined;
   readonly protocol: ProtocolAction;
   readonly metadata: MetadataAction;
   readonly deltaSchema: DeltaSchema;
@@ -93,7 +111,13 @@ export class Snapshot {
   #arrow: Schema | undefined;
   #files: FileView[] | undefined;
 
-  private constructor(store: ObjectStore, version: number, state: ReplayState, gate: boolean) {
+  private constructor(
+    store: ObjectStore,
+    version: number,
+    state: ReplayState,
+    gate: boolean,
+    anchor: CommitAnchor | undefined,
+  ) {
     const table = state.table;
     if (!state.protocol)
       throw new DeltaLiteError(
@@ -107,6 +131,7 @@ export class Snapshot {
       );
     this.store = store;
     this.version = version;
+    this.anchor = anchor;
     this.protocol = state.protocol;
     this.metadata = state.metadata;
     this.#state = state;
@@ -136,14 +161,16 @@ export class Snapshot {
     }
     const commits = await readCommits(store, segment.commits, table, signal);
     for (const [i, actions] of commits.entries()) state.apply(actions, segment.commits[i]!.version);
-    return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true);
+    const newest = segment.commits.at(-1);
+    const anchor = newest ? anchorOf(newest) : undefined;
+    return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true, anchor);
   }
 
   /** Version 0 built in memory from the actions its creator committed (no I/O: the commit path's view). */
   static fromFirstCommit(store: ObjectStore, actions: readonly ParsedAction[]): Snapshot {
     const state = new ReplayState(store.root);
     state.apply(actions, 0);
-    return new Snapshot(store, 0, state, true);
+    return new Snapshot(store, 0, state, true, undefined);
   }
 
   /** Display name of the table (its root URL). */
@@ -212,7 +239,10 @@ export class Snapshot {
   }
 
   /** A snapshot after applying further commits' actions in memory (used by the commit layer). */
-  withCommits(commits: readonly { version: number; actions: readonly ParsedAction[] }[]): Snapshot {
+  withCommits(
+    commits: readonly { version: number; actions: readonly ParsedAction[] }[],
+    anchor: CommitAnchor | undefined = this.anchor,
+  ): Snapshot {
     const state = this.#state.clone();
     let version = this.version;
     for (const c of commits) {
@@ -225,18 +255,25 @@ export class Snapshot {
       state.apply(c.actions, c.version);
       version = c.version;
     }
-    return new Snapshot(this.store, version, state, this.#gate);
+    return new Snapshot(this.store, version, state, this.#gate, anchor);
   }
 
   /**
-   * The latest snapshot, reading only the commits after this version (one LIST + one GET per new commit).
-   * Returns this snapshot when nothing new was committed. When the commits right after this version are
+   * The latest snapshot, reading only the commits after this version (one LIST + one GET per new commit,
+   * none for a commit in `prefetched`). Returns this snapshot when nothing new was committed (with a newer
+   * anchor when `includeCurrent` listed this version's own commit). When the commits right after this version are
    * gone (log cleanup ran past it), falls back to a full open at the latest version.
    */
-  async reload(options: { signal?: AbortSignal } = {}): Promise<Snapshot> {
-    const files = await listLogFiles(this.store, this.version + 1, options.signal);
+  async reload(options: ReloadOptions = {}): Promise<Snapshot> {
+    const from = options.includeCurrent ? this.version : this.version + 1;
+    const files = await listLogFiles(this.store, from, options.signal);
     const commits = files.filter(isCommitFile).filter((f) => f.version > this.version);
-    if (commits.length === 0) return this;
+    if (commits.length === 0) {
+      // Listed from this version on: its own commit file becomes the anchor when it is newer or the first.
+      const own = files.find((f): f is CommitFile => isCommitFile(f) && f.version === this.version);
+      const stale = own && (!this.anchor || this.anchor.version < own.version);
+      return stale ? new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own)) : this;
+    }
     const tail: CommitFile[] = [];
     for (const c of commits) {
       if (c.version !== this.version + 1 + tail.length) break;
@@ -245,8 +282,19 @@ export class Snapshot {
     if (tail.length !== commits.length) {
       return Snapshot.open(this.store, { checkReadSupport: this.#gate, signal: options.signal });
     }
-    const actions = await readCommits(this.store, tail, this.table, options.signal);
-    return this.withCommits(tail.map((c, i) => ({ version: c.version, actions: actions[i]! })));
+    const prefetched = options.prefetched;
+    const unread = prefetched ? tail.filter((c) => !prefetched.has(c.version)) : tail;
+    const read = await readCommits(this.store, unread, this.table, options.signal);
+    const byVersion = new Map(unread.map((c, i) => [c.version, read[i]!]));
+    const actionsOf = (c: CommitFile) =>
+      byVersion.get(c.version) ?? parseCommit(prefetched!.get(c.version)!, `${this.table}/${c.meta.key}`);
+    const applied = tail.map((c) => ({ version: c.version, actions: actionsOf(c) }));
+    return this.withCommits(applied, anchorOf(tail.at(-1)!));
+  }
+
+  /** The table at its latest version, loaded afresh (a full open with this snapshot's read gate). */
+  reopen(options: { signal?: AbortSignal | undefined } = {}): Promise<Snapshot> {
+    return Snapshot.open(this.store, { checkReadSupport: this.#gate, signal: options.signal });
   }
 
   /**

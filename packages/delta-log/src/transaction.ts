@@ -29,6 +29,9 @@ import { buildCommitInfo } from "./commit-info.js";
 import { readCommit } from "./commit-read.js";
 import { type OutcomeResolution, tryCommitVersion } from "./commit-write.js";
 import { type Conflict, findConflict, type ReadSet, summarizeTransaction } from "./conflict-checker.js";
+import { commitKey } from "./log-path.js";
+import { guardAgainstReplacement } from "./log-requests/commit-probe.js";
+import { logOperationFor } from "./log-requests/operation.js";
 import { listLogFiles } from "./log-segment.js";
 import {
   type ChangeDataMode,
@@ -37,6 +40,7 @@ import {
   protocolForNewTable,
   type WriteKind,
 } from "./protocol-gate.js";
+import { requestSwitchOn } from "./request-switches.js";
 import { type DeltaSchema, parseSchemaString, schemaToJson } from "./schema.js";
 import { Snapshot } from "./snapshot.js";
 import { decodeLogPath } from "./table-paths.js";
@@ -204,6 +208,12 @@ export async function commitTransaction(
   const maxRetries = options.maxRetries ?? DEFAULT_COMMIT_MAX_RETRIES;
   let current = snapshot;
   const rebasedPast: number[] = [];
+  // Inside a handle's operation: no LIST before the put (there never was one); a HEAD of the read snapshot's
+  // anchor first, so a table replaced under the handle fails as a conflict with nothing written.
+  const operation = logOperationFor(store);
+  if (operation && requestSwitchOn("optimisticCommitVersion")) {
+    await guardAgainstReplacement(snapshot, options.signal);
+  }
   for (let attempt = 0; ; attempt++) {
     if (countsRetries && attempt > 0) {
       ordered = commitOf(attempt);
@@ -216,8 +226,11 @@ export async function commitTransaction(
     });
     if (result.kind === "committed") {
       const after = current.withCommits([{ version, actions: ordered }]);
+      const due = checkpointDue(version, after.configuration);
+      operation?.landed({ snapshot: after, checkpointDue: due }, commitKey(version), bytes, result.etag);
       return finish(store, after, { txnId, attempts: attempt + 1, rebasedPast }, options.hooks);
     }
+    operation?.lostRaces.push(version);
     const winners = await readWinners(store, version, table, options.signal, result.winner);
     for (const winner of winners) {
       const conflict = findConflict(summary, winner, readFileKeys, table);

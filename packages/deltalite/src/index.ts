@@ -19,6 +19,12 @@ export type {
 } from "@deltalite/compaction";
 export {
   type BatchSource,
+  ChangeFeed,
+  type ChangeInstant,
+  type ChangeRange,
+  type ChangesMetrics,
+  type ChangesOptions,
+  type ChangesPlan,
   type DeleteOptions,
   type DeleteResult,
   type LimitsSnapshot,
@@ -39,6 +45,8 @@ export type {
   CommitHistoryEntry,
   FileStats,
   FileView,
+  SetTablePropertiesOptions,
+  SetTablePropertiesResult,
   VacuumOptions,
   VacuumResult,
 } from "@deltalite/delta-log";
@@ -71,6 +79,7 @@ export type {
 export { type EnvKnobs, envKnobs } from "./env.js";
 export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";
 export {
+  DELTALITE_HISTORY_METRIC_NAMES,
   DELTALITE_METER_NAME,
   DELTALITE_METRIC_NAMES,
   type DeltaLiteMetricName,

@@ -1,13 +1,15 @@
 /**
  * deltalite's metrics through the OpenTelemetry API: the original deltalite's instrument names and static labels, and the
- * recorder `DeltaLiteTable.upsert` calls. The API is a no-op until the application registers a
- * MeterProvider, so an application without one pays for nothing but the no-op calls. Labels are bounded:
+ * recorders `DeltaLiteTable.upsert` and `DeltaLiteTable.historyUpsert` call (the history upsert's own
+ * `deltalite_history_*` instruments). The API is a no-op until the application registers a MeterProvider, so an application without one pays for nothing but the no-op calls. Labels are bounded:
  * no table URL, path or message ever becomes an attribute. Recording never throws into the caller.
  */
 
 import { createRequire } from "node:module";
+import { onCheckpointPrefetch, onLogProbe } from "@deltalite/delta-log";
 import { ERROR_KINDS, type ErrorKind, isDeltaLiteError } from "@deltalite/errors";
 import type { PruneStrategy, UpsertOptions, UpsertStats } from "@deltalite/merge-engine";
+import type { HistoryUpsertStats } from "@deltalite/scd2-history";
 import { type Counter, type Histogram, type Meter, metrics, ValueType } from "@opentelemetry/api";
 
 /** The instrumentation scope (meter name) of every deltalite instrument. */
@@ -27,6 +29,17 @@ export const DELTALITE_METRIC_NAMES = {
   rowsCopied: "deltalite_rows_copied_total",
   columnsRelaxed: "deltalite_columns_relaxed_total",
   logMaintenanceFailures: "deltalite_log_maintenance_failures_total",
+  checkpointPrefetch: "deltalite_checkpoint_prefetch_total",
+  refreshProbe: "deltalite_refresh_probe_total",
+  commitProbe: "deltalite_commit_probe_total",
+} as const;
+
+/** The history upsert's instruments (its calls only; failures of its post-commit maintenance count above). */
+export const DELTALITE_HISTORY_METRIC_NAMES = {
+  historyUpserts: "deltalite_history_upserts_total",
+  historyUpsertDuration: "deltalite_history_upsert_duration_seconds",
+  historyVersionsOpened: "deltalite_history_versions_opened_total",
+  historyVersionsClosed: "deltalite_history_versions_closed_total",
 } as const;
 
 export type DeltaLiteMetricName = (typeof DELTALITE_METRIC_NAMES)[keyof typeof DELTALITE_METRIC_NAMES];
@@ -55,6 +68,13 @@ interface UpsertInstruments {
   rowsCopied: Counter;
   columnsRelaxed: Counter;
   logMaintenanceFailures: Counter;
+  historyUpserts: Counter;
+  historyUpsertDuration: Histogram;
+  historyVersionsOpened: Counter;
+  historyVersionsClosed: Counter;
+  checkpointPrefetch: Counter;
+  refreshProbe: Counter;
+  commitProbe: Counter;
 }
 
 /**
@@ -80,7 +100,7 @@ function packageVersion(): string {
 function createInstruments(meter: Meter): UpsertInstruments {
   const counter = (name: string, description: string, unit: string): Counter =>
     meter.createCounter(name, { description, unit, valueType: ValueType.INT });
-  const n = DELTALITE_METRIC_NAMES;
+  const n = { ...DELTALITE_METRIC_NAMES, ...DELTALITE_HISTORY_METRIC_NAMES };
   return {
     upserts: counter(n.upserts, "Upsert calls, by outcome, prune strategy and error kind.", "{upsert}"),
     upsertDuration: meter.createHistogram(n.upsertDuration, {
@@ -114,6 +134,38 @@ function createInstruments(meter: Meter): UpsertInstruments {
       n.logMaintenanceFailures,
       "Post-commit log maintenance failures (the commit itself is durable).",
       "{failure}",
+    ),
+    historyUpserts: counter(n.historyUpserts, "History upsert calls, by outcome and error kind.", "{call}"),
+    historyUpsertDuration: meter.createHistogram(n.historyUpsertDuration, {
+      description: "Wall-clock duration of history upsert calls (snapshot refreshes included).",
+      unit: "s",
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [...UPSERT_DURATION_BUCKETS_SECONDS] },
+    }),
+    historyVersionsOpened: counter(
+      n.historyVersionsOpened,
+      "Open versions written by history upserts.",
+      "{row}",
+    ),
+    historyVersionsClosed: counter(
+      n.historyVersionsClosed,
+      "Open versions history upserts closed (moved to their month partition).",
+      "{row}",
+    ),
+    checkpointPrefetch: counter(
+      n.checkpointPrefetch,
+      "Checkpoint files a table load read whole (fetched) or by range reads (too_large, budget_exhausted).",
+      "{file}",
+    ),
+    refreshProbe: counter(
+      n.refreshProbe,
+      "Handle refreshes, by how they learned the latest version (current, new_commits, replaced, unknown, listed, no_anchor).",
+      "{refresh}",
+    ),
+    commitProbe: counter(
+      n.commitProbe,
+      "Anchor checks before a handle's commit put (current, replaced, unknown, no_anchor).",
+      "{commit}",
     ),
   };
 }
@@ -166,14 +218,74 @@ function recordFailure(options: UpsertOptions | undefined, error: unknown, secon
   i.upsertDuration.record(seconds, { outcome: "error", prune_strategy });
 }
 
+let checkpointPrefetchObserved = false;
+
+/**
+ * Counts every checkpoint prefetch decision of a table load in `deltalite_checkpoint_prefetch_total{outcome}`
+ * (fetched, too_large, budget_exhausted). Idempotent: the listener is registered once per process.
+ */
+export function observeCheckpointPrefetches(): void {
+  if (checkpointPrefetchObserved) return;
+  checkpointPrefetchObserved = true;
+  onCheckpointPrefetch((outcome) => instruments().checkpointPrefetch.add(1, { outcome }));
+}
+
+let logProbesObserved = false;
+
+/**
+ * Counts the log-request probes of table handles: `deltalite_refresh_probe_total{outcome}` per refresh and
+ * `deltalite_commit_probe_total{outcome}` per guarded commit. Idempotent: registered once per process.
+ */
+export function observeLogProbes(): void {
+  if (logProbesObserved) return;
+  logProbesObserved = true;
+  onLogProbe((event) => {
+    const i = instruments();
+    (event.probe === "refresh" ? i.refreshProbe : i.commitProbe).add(1, { outcome: event.outcome });
+  });
+}
+
 /**
  * Runs one upsert and records its metrics: on success from the returned stats, on failure the outcome,
  * error kind and duration. The upsert's result or error passes through unchanged; a failure inside
  * recording (a misbehaving provider, say) is swallowed.
  */
-export async function observeUpsert<S extends UpsertStats>(
+export function observeUpsert<S extends UpsertStats>(
   options: UpsertOptions | undefined,
   run: () => Promise<S>,
+): Promise<S> {
+  return observeCall(
+    run,
+    (stats, seconds) => recordSuccess(options, stats, seconds),
+    (error, seconds) => recordFailure(options, error, seconds),
+  );
+}
+
+/** The history upsert's metrics: calls and duration by outcome, versions opened and closed, maintenance failures. */
+export function observeHistoryUpsert<S extends HistoryUpsertStats>(run: () => Promise<S>): Promise<S> {
+  return observeCall(
+    run,
+    (stats, seconds) => {
+      const i = instruments();
+      i.historyUpserts.add(1, { outcome: "ok", error_kind: "none" });
+      i.historyUpsertDuration.record(seconds, { outcome: "ok" });
+      i.historyVersionsOpened.add(stats.versionsOpened);
+      i.historyVersionsClosed.add(stats.versionsClosed);
+      if (stats.maintenanceError !== undefined) i.logMaintenanceFailures.add(1, { op: "checkpoint" });
+    },
+    (error, seconds) => {
+      const i = instruments();
+      i.historyUpserts.add(1, { outcome: "error", error_kind: errorKindLabel(error) });
+      i.historyUpsertDuration.record(seconds, { outcome: "error" });
+    },
+  );
+}
+
+/** Runs `run` and records through the callbacks; the result or error passes through, recording never throws. */
+async function observeCall<S>(
+  run: () => Promise<S>,
+  onSuccess: (stats: S, seconds: number) => void,
+  onFailure: (error: unknown, seconds: number) => void,
 ): Promise<S> {
   const started = performance.now();
   let stats: S;
@@ -181,16 +293,16 @@ export async function observeUpsert<S extends UpsertStats>(
     stats = await run();
   } catch (error) {
     try {
-      recordFailure(options, error, (performance.now() - started) / 1000);
+      onFailure(error, (performance.now() - started) / 1000);
     } catch {
-      // Metrics never fail an upsert.
+      // Metrics never fail a call.
     }
     throw error;
   }
   try {
-    recordSuccess(options, stats, (performance.now() - started) / 1000);
+    onSuccess(stats, (performance.now() - started) / 1000);
   } catch {
-    // Metrics never fail an upsert.
+    // Metrics never fail a call.
   }
   return stats;
 }

@@ -20,10 +20,15 @@ import {
 import {
   ArrowAdopter,
   type BatchSource,
+  type ChangeFeed,
+  type ChangeRange,
+  type ChangesOptions,
   type DeleteOptions,
   type DeleteResult,
   deleteWhere,
+  globalBudgets,
   isArrowSchema,
+  readChanges,
   type ScanFilterCondition,
   type ScanOptions,
   scanTable,
@@ -40,7 +45,12 @@ import {
   type DeltaSchema,
   type FileView,
   parseSchemaString,
+  type SetTablePropertiesOptions,
+  type SetTablePropertiesResult,
   Snapshot,
+  setTableProperties,
+  TableLog,
+  useCheckpointPrefetchBudget,
   type VacuumOptions,
   type VacuumResult,
   vacuum as vacuumTable,
@@ -61,7 +71,19 @@ import {
 } from "@deltalite/scd2-history";
 import type { RecordBatch, Schema, Table } from "apache-arrow";
 import { withEnvDefaults } from "./env.js";
-import { observeUpsert } from "./metrics.js";
+import {
+  observeCheckpointPrefetches,
+  observeHistoryUpsert,
+  observeLogProbes,
+  observeUpsert,
+} from "./metrics.js";
+
+// The checkpoint prefetch of every table load reserves its bytes from the process buffered budget (owned by
+// data-files), and its decisions are counted in the deltalite_checkpoint_prefetch_total metric.
+useCheckpointPrefetchBudget(() => globalBudgets().buffer);
+observeCheckpointPrefetches();
+// The handles' refresh and commit probes are counted in deltalite_refresh_probe_total / _commit_probe_total.
+observeLogProbes();
 
 export interface OpenTableOptions {
   storageOptions?: StorageOptions | undefined;
@@ -122,11 +144,18 @@ export class DeltaLiteTable {
   /** Time the initial snapshot load took; reported once, by the first upsert through this handle. */
   #initialOpenMs: number;
 
+  /** How this handle refreshes, what its operations share, and the snapshot it adopts after its commits. */
+  readonly #log: TableLog;
+
   private constructor(uri: string, store: ObjectStore, snapshot: Snapshot, initialOpenMs = 0) {
     this.uri = uri;
     this.store = store;
     this.#snapshot = snapshot;
     this.#initialOpenMs = initialOpenMs;
+    this.#log = new TableLog({
+      listedAt: Date.now() - initialOpenMs,
+      budget: () => globalBudgets().buffer,
+    });
   }
 
   /** Opens an existing table; `DeltaLiteTableNotFoundError` when there is none at `uri`. */
@@ -207,12 +236,13 @@ export class DeltaLiteTable {
    * `already_exists` and `ignore` returns `committed: false`); the handle moves to the new version.
    */
   write(data: BatchSource, options: WriteOptions = {}): Promise<WriteResult> {
-    return this.#serial(async () => {
-      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
-      const result = await writeExistingTable(latest, data, options);
-      this.#snapshot = result.committed ? result.commit.snapshot : latest;
-      return result;
-    });
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => writeExistingTable(latest, data, options),
+        (latest, result) => (result.committed ? result.commit.snapshot : latest),
+      ),
+    );
   }
 
   /**
@@ -225,13 +255,15 @@ export class DeltaLiteTable {
     return this.#serial(() =>
       observeUpsert(options, async () => {
         const signal = options.signal ? { signal: options.signal } : {};
-        let started = performance.now();
-        const latest = await this.#snapshot.reload(signal);
-        let openMs = performance.now() - started;
-        const stats = await upsertInto(latest, data, withEnvDefaults(options));
-        started = performance.now();
-        this.#snapshot = await reloadedOrAsIs(latest, signal);
-        openMs += performance.now() - started;
+        const outcome = await this.#log.operate(
+          this.#snapshot,
+          options.signal,
+          (latest) => upsertInto(latest, data, withEnvDefaults(options)),
+          (latest) => reloadedOrAsIs(latest, signal),
+        );
+        this.#snapshot = outcome.snapshot;
+        const stats = outcome.result;
+        const openMs = outcome.refreshMs + outcome.settleMs;
         const initialOpenMs = this.#initialOpenMs;
         this.#initialOpenMs = 0;
         return { ...stats, openMs: stats.openMs + openMs, initialOpenMs };
@@ -246,13 +278,17 @@ export class DeltaLiteTable {
    * nothing (`committed: false`), so re-running a batch is safe. The handle moves to the committed version.
    */
   historyUpsert(data: UpsertSource, options: HistoryUpsertOptions): Promise<HistoryUpsertStats> {
-    return this.#serial(async () => {
-      const signal = options.signal ? { signal: options.signal } : {};
-      const latest = await this.#snapshot.reload(signal);
-      const stats = await historyUpsertInto(latest, data, withEnvDefaults(options));
-      this.#snapshot = stats.version === latest.version ? latest : await reloadedOrAsIs(latest, signal);
-      return stats;
-    });
+    // observeHistoryUpsert records the deltalite_history_* metrics of this call (never throws into it).
+    return this.#serial(() =>
+      observeHistoryUpsert(async () => {
+        const signal = options.signal ? { signal: options.signal } : {};
+        return this.#operate(
+          options.signal,
+          (latest) => historyUpsertInto(latest, data, withEnvDefaults(options)),
+          (latest, stats) => (stats.version === latest.version ? latest : reloadedOrAsIs(latest, signal)),
+        );
+      }),
+    );
   }
 
   /**
@@ -275,6 +311,19 @@ export class DeltaLiteTable {
     const { version, ...rest } = options;
     if (version === undefined || version === this.#snapshot.version) return scanTable(this.#snapshot, rest);
     return scanTable(() => Snapshot.open(this.store, { version, signal: options.signal }), rest);
+  }
+
+  /**
+   * The change data feed over `range` — `{ startingVersion, endingVersion? }` or `{ startingTimestamp,
+   * endingTimestamp? }`, both ends inclusive — as Arrow RecordBatches (async iterable): the table's columns
+   * (or `columns`), then `_change_type`, `_commit_version` and `_commit_timestamp`; `filter` may name both.
+   * Read against the table's latest version, not only this handle's. Versions beyond the latest or cleaned
+   * out of the log are `not_found`; a range reaching a version without `delta.enableChangeDataFeed=true`, or
+   * a malformed range, is `invalid_argument` — raised before any row is read.
+   */
+  changes(range: ChangeRange, options: ChangesOptions = {}): ChangeFeed {
+    const signal = options.signal ? { signal: options.signal } : {};
+    return readChanges(() => this.#snapshot.reload(signal), range, options);
   }
 
   /** The snapshot this handle reads (changes on reload and after this handle's commits). */
@@ -312,7 +361,7 @@ export class DeltaLiteTable {
   /** Moves the handle to the latest version, reading only the new commits. */
   reload(options: { signal?: AbortSignal } = {}): Promise<number> {
     return this.#serial(async () => {
-      this.#snapshot = await this.#snapshot.reload(options);
+      this.#snapshot = await this.#log.refresh(this.#snapshot, options.signal);
       return this.#snapshot.version;
     });
   }
@@ -332,13 +381,32 @@ export class DeltaLiteTable {
    * already applied is skipped. The handle moves to the committed version.
    */
   delete(filter: readonly ScanFilterCondition[], options: DeleteOptions = {}): Promise<DeleteResult> {
-    return this.#serial(async () => {
-      const signal = options.signal ? { signal: options.signal } : {};
-      const latest = await this.#snapshot.reload(signal);
-      const result = await deleteWhere(latest, filter, options);
-      this.#snapshot = result.commit ? result.commit.snapshot : latest;
-      return result;
-    });
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => deleteWhere(latest, filter, options),
+        (latest, result) => (result.commit ? result.commit.snapshot : latest),
+      ),
+    );
+  }
+
+  /**
+   * Sets table properties (`{ "delta.checkpointInterval": "10", ... }`) in one SET TBLPROPERTIES commit, as
+   * delta-rs's `alter.set_table_properties`: enabling `delta.enableChangeDataFeed` upgrades the protocol as
+   * delta-rs does; unknown `delta.*` keys and values this library cannot act on are refused before anything
+   * is written. The handle moves to the committed version.
+   */
+  setProperties(
+    properties: Readonly<Record<string, string>>,
+    options: SetTablePropertiesOptions = {},
+  ): Promise<SetTablePropertiesResult> {
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => setTableProperties(latest, properties, options),
+        (_latest, result) => result.commit.snapshot,
+      ),
+    );
   }
 
   /**
@@ -355,12 +423,13 @@ export class DeltaLiteTable {
    * nothing to do. The handle moves to the last committed version.
    */
   compact(options: CompactOptions = {}): Promise<CompactResult> {
-    return this.#serial(async () => {
-      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
-      const result = await compactTable(latest, options);
-      this.#snapshot = result.commits > 0 ? await reloadedOrAsIs(latest, {}) : latest;
-      return result;
-    });
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => compactTable(latest, options),
+        (latest, result) => (result.commits > 0 ? reloadedOrAsIs(latest, {}) : latest),
+      ),
+    );
   }
 
   /**
@@ -369,12 +438,13 @@ export class DeltaLiteTable {
    * (`dataChange: false`, `zOrderBy`). Point filters on those columns then skip more files by their stats.
    */
   zOrder(columns: readonly string[], options: ZOrderOptions = {}): Promise<ZOrderResult> {
-    return this.#serial(async () => {
-      const latest = await this.#snapshot.reload(options.signal ? { signal: options.signal } : {});
-      const result = await zOrderTable(latest, columns, options);
-      this.#snapshot = result.commits > 0 ? await reloadedOrAsIs(latest, {}) : latest;
-      return result;
-    });
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => zOrderTable(latest, columns, options),
+        (latest, result) => (result.commits > 0 ? reloadedOrAsIs(latest, {}) : latest),
+      ),
+    );
   }
 
   /**
@@ -383,23 +453,40 @@ export class DeltaLiteTable {
    * vacuumed. The handle moves to the new version.
    */
   restore(target: RestoreTarget, options: RestoreOptions = {}): Promise<RestoreResult> {
-    return this.#serial(async () => {
+    return this.#serial(() => {
       const signal = options.signal ? { signal: options.signal } : {};
-      const latest = await this.#snapshot.reload(signal);
-      const result = await restoreTable(latest, target, options);
-      this.#snapshot = await reloadedOrAsIs(latest, signal);
-      return result;
+      return this.#operate(
+        options.signal,
+        (latest) => restoreTable(latest, target, options),
+        (latest) => reloadedOrAsIs(latest, signal),
+      );
     });
   }
 
   /** Deletes files the table no longer needs (see VacuumOptions); commits only when files are deleted. */
   vacuum(options: VacuumOptions = {}): Promise<VacuumResult> {
-    return this.#serial(async () => {
-      const latest = await this.#snapshot.reload({ ...(options.signal ? { signal: options.signal } : {}) });
-      const result = await vacuumTable(latest, options);
-      this.#snapshot = result.versions.length > 0 ? await reloadedOrAsIs(latest, {}) : latest;
-      return result;
-    });
+    return this.#serial(() =>
+      this.#operate(
+        options.signal,
+        (latest) => vacuumTable(latest, options),
+        (latest, result) => (result.versions.length > 0 ? reloadedOrAsIs(latest, {}) : latest),
+      ),
+    );
+  }
+
+  /**
+   * One table operation on the handle's log: refresh (probe or LIST), `body` on the latest snapshot, then
+   * the snapshot to keep — the handle's own newest commit when adopted, else `settle` (the post-commit
+   * refresh each operation made before adoption).
+   */
+  async #operate<T>(
+    signal: AbortSignal | undefined,
+    body: (latest: Snapshot) => Promise<T>,
+    settle: (latest: Snapshot, result: T) => Snapshot | Promise<Snapshot>,
+  ): Promise<T> {
+    const outcome = await this.#log.operate(this.#snapshot, signal, body, settle);
+    this.#snapshot = outcome.snapshot;
+    return outcome.result;
   }
 
   /** Runs table operations of this handle one at a time, in call order. */

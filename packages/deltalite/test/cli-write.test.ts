@@ -198,6 +198,46 @@ describe("deltalite write inputs", () => {
   });
 });
 
+describe("deltalite write --property (properties of a table the write creates)", () => {
+  it("creates the table with them (delta-rs reads them and the CDF protocol), refuses an unknown delta.* key writing nothing", async () => {
+    const a = await arrowFile("p.arrow", rows([1], "a"));
+    const created = run([
+      "write",
+      "props-t",
+      "--input",
+      a,
+      "--property",
+      "delta.enableChangeDataFeed=true",
+      "--property",
+      "delta.checkpointInterval=3",
+      "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const seen = await oracle.call<{
+      configuration: Record<string, string>;
+      protocol: { minWriterVersion: number };
+    }>("props_read", { uri: path.join(cwd, "props-t") });
+    expect(seen.configuration).toMatchObject({
+      "delta.enableChangeDataFeed": "true",
+      "delta.checkpointInterval": "3",
+    });
+    expect(seen.protocol.minWriterVersion).toBeGreaterThanOrEqual(4);
+    const refused = run([
+      "write",
+      "props-bad",
+      "--input",
+      a,
+      "--property",
+      "delta.checkpointInterva=3",
+      "--json",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ kind: "invalid_argument" });
+    expect(JSON.parse(refused.stdout).error.message).toMatch(/did you mean .*delta\.checkpointInterval/);
+    expect(existsSync(path.join(cwd, "props-bad"))).toBe(false);
+  });
+});
+
 describe("DeltaLiteTable.write modes (API; default append)", () => {
   it("error / ignore / append / overwrite on an existing table", async () => {
     const uri = path.join(cwd, "api");

@@ -15,10 +15,20 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
-import { Field, Int64, type RecordBatch, Schema, Table, Utf8, vectorFromArray } from "apache-arrow";
+import {
+  Field,
+  Int64,
+  type RecordBatch,
+  Schema,
+  Table,
+  TimestampMicrosecond,
+  Utf8,
+  vectorFromArray,
+} from "apache-arrow";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 import {
+  DELTALITE_HISTORY_METRIC_NAMES,
   DELTALITE_METER_NAME,
   DELTALITE_METRIC_NAMES,
   DeltaLiteTable,
@@ -228,8 +238,13 @@ describe("upsert metrics through @opentelemetry/api", () => {
     expect(got.unitOf.get(DELTALITE_METRIC_NAMES.rowsCopied)).toBe("{row}");
     // Every instrument the brief names is there.
     const names = new Set([...got.points.keys(), ...got.histograms.keys()]);
+    // Maintenance failures and checkpoint prefetches need a scenario of their own (below).
+    const elsewhere: string[] = [
+      DELTALITE_METRIC_NAMES.logMaintenanceFailures,
+      DELTALITE_METRIC_NAMES.checkpointPrefetch,
+    ];
     for (const name of Object.values(DELTALITE_METRIC_NAMES)) {
-      if (name !== DELTALITE_METRIC_NAMES.logMaintenanceFailures) expect(names, name).toContain(name);
+      if (!elsewhere.includes(name)) expect(names, name).toContain(name);
     }
   });
 
@@ -354,7 +369,12 @@ describe("upsert metrics through @opentelemetry/api", () => {
     await table.upsert(source([5, 5]), { primaryKeys: ["id"] }).catch(() => undefined);
     const got = await collect(reader);
     const allowed: Record<string, readonly string[]> = {
-      outcome: ["ok", "error"],
+      outcome: [
+        "ok",
+        "error",
+        ...["current", "new_commits", "replaced", "unknown", "listed", "no_anchor"],
+        ...["fetched", "too_large", "budget_exhausted"],
+      ],
       prune_strategy: ["probe", "stats", "none", "invalid"],
       op: ["checkpoint"],
     };
@@ -400,5 +420,78 @@ describe("upsert metrics through @opentelemetry/api", () => {
     await expect(table.upsert(source([1, 1]), { primaryKeys: ["id"] })).rejects.toMatchObject({
       kind: "generic",
     });
+  });
+});
+
+describe("log-request metrics", () => {
+  it("count checkpoint prefetches of a load and the refresh and commit probes of a warm handle", async () => {
+    const table = await threeFileTable({ "delta.checkpointInterval": "2" });
+    const reader = installProvider();
+    const reopened = await DeltaLiteTable.open(table.uri);
+    await reopened.upsert(source([5, 50]), { primaryKeys: ["id"] });
+    await reopened.upsert(source([6, 51]), { primaryKeys: ["id"] });
+    const got = await collect(reader);
+    // The three-file table has a checkpoint at version 1: the open reads it whole.
+    expect(got.sum(DELTALITE_METRIC_NAMES.checkpointPrefetch, { outcome: "fetched" })).toBeGreaterThanOrEqual(
+      1,
+    );
+    // The second upsert refreshes a handle nobody else wrote to: one probe that finds it current.
+    expect(got.sum(DELTALITE_METRIC_NAMES.refreshProbe, { outcome: "current" })).toBeGreaterThanOrEqual(1);
+    expect(got.sum(DELTALITE_METRIC_NAMES.commitProbe, { outcome: "current" })).toBe(2);
+  });
+});
+
+describe("history upsert metrics", () => {
+  const historySchema = new Schema([
+    new Field("k", new Int64(), true),
+    new Field("ord", new Int64(), true),
+    new Field("vf", new TimestampMicrosecond("UTC"), true),
+    new Field("vt", new TimestampMicrosecond("UTC"), true),
+    new Field("part", new Utf8(), true),
+  ]);
+  const options = {
+    keyColumns: ["k"],
+    orderColumn: "ord",
+    validFromColumn: "vf",
+    validToColumn: "vt",
+    partitionColumn: "part",
+    currentPartition: "current",
+  };
+  const batch = (keys: number[], ord: number, day: string) =>
+    new Table({
+      k: vectorFromArray(
+        keys.map((k) => BigInt(k)),
+        new Int64(),
+      ),
+      ord: vectorFromArray(
+        keys.map(() => BigInt(ord)),
+        new Int64(),
+      ),
+      vf: vectorFromArray(
+        keys.map(() => Date.parse(`${day}T00:00:00Z`)),
+        new TimestampMicrosecond("UTC"),
+      ),
+    });
+
+  it("count calls by outcome and the versions opened and closed, equal to the stats", async () => {
+    const uri = path.join(tmp, `h${tableCount++}`);
+    const table = await DeltaLiteTable.create(uri, historySchema, { partitionBy: ["part"] });
+    const reader = installProvider();
+    const first = await table.historyUpsert(batch([1, 2], 1, "2026-01-10"), options);
+    const second = await table.historyUpsert(batch([1, 3], 2, "2026-02-10"), options);
+    await expect(
+      table.historyUpsert(batch([1], 3, "2026-03-10"), { ...options, orderColumn: "nope" }),
+    ).rejects.toMatchObject({
+      kind: expect.any(String),
+    });
+    const got = await collect(reader);
+    const n = DELTALITE_HISTORY_METRIC_NAMES;
+    expect(got.sum(n.historyUpserts, { outcome: "ok", error_kind: "none" })).toBe(2);
+    expect(got.points.get(n.historyUpserts)?.filter((p) => p.attributes.outcome === "error")).toHaveLength(1);
+    expect(first.versionsOpened + second.versionsOpened).toBe(4);
+    expect(got.sum(n.historyVersionsOpened)).toBe(first.versionsOpened + second.versionsOpened);
+    expect(second.versionsClosed).toBe(1);
+    expect(got.sum(n.historyVersionsClosed)).toBe(first.versionsClosed + second.versionsClosed);
+    expect(got.histogram(n.historyUpsertDuration, { outcome: "ok" })?.count).toBe(2);
   });
 });

@@ -15,8 +15,11 @@ export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from 
 export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
 export {
+  type ColumnValues,
+  compareCodePoints,
   type DroppedKind,
   fileHoldsSourceKey,
+  type KeyRangeOptions,
   type MissingColumns,
   type PartitionDeletes,
   type PruneStrategy,
@@ -26,6 +29,8 @@ export {
   rewritePartition,
   type SourcePartition,
   type SourcePlanInput,
+  sourceKeyRanges,
+  statsMayHoldKey,
   type UpsertOptions,
   type UpsertSource,
   type UpsertStats,

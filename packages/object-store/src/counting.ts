@@ -1,7 +1,10 @@
 /**
  * A wrapper that counts calls and bytes per method and keeps a log of requests, so tests can assert I/O
  * budgets ("footer read = 1 GET", "snapshot load = 1 LIST + k GETs") instead of only observing slowness.
+ * `counts` and `log` hold the calls that succeeded (and every put); reads that failed — a GET or HEAD
+ * answered `not_found` is a request too — are in `failures`, and `requests(method)` counts both.
  */
+import { isDeltaLiteError } from "@deltalite/errors";
 import type {
   GetOptions,
   ListOptions,
@@ -28,11 +31,19 @@ export interface RequestRecord {
   bytes: number;
 }
 
+/** A call that failed, with the error's kind (`not_found`, …; `unknown` for a foreign error). */
+export interface FailedRequest {
+  method: StoreMethod;
+  key: string;
+  kind: string;
+}
+
 export class CountingStore implements ObjectStore {
   readonly root: string;
   readonly #inner: ObjectStore;
   counts: Record<StoreMethod, MethodCount> = emptyCounts();
   log: RequestRecord[] = [];
+  failures: FailedRequest[] = [];
 
   constructor(inner: ObjectStore) {
     this.#inner = inner;
@@ -47,6 +58,22 @@ export class CountingStore implements ObjectStore {
   reset(): void {
     this.counts = emptyCounts();
     this.log = [];
+    this.failures = [];
+  }
+
+  /** Requests of `method` sent: the counted calls plus the failed ones (a 404 GET included). */
+  requests(method: StoreMethod): number {
+    return this.counts[method].calls + this.failures.filter((f) => f.method === method).length;
+  }
+
+  /** Runs `call`, recording its failure (then rethrown) under `method` and `key`. */
+  async #failing<T>(method: StoreMethod, key: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      this.failures.push({ method, key, kind: isDeltaLiteError(error) ? error.kind : "unknown" });
+      throw error;
+    }
   }
 
   /** Total calls over all methods. */
@@ -61,12 +88,12 @@ export class CountingStore implements ObjectStore {
   }
 
   async get(key: string, options?: GetOptions): Promise<Uint8Array> {
-    const data = await this.#inner.get(key, options);
+    const data = await this.#failing("get", key, () => this.#inner.get(key, options));
     this.#record("get", key, data.length, options?.range ? { ...options.range } : undefined);
     return data;
   }
   async head(key: string, options?: SignalOptions): Promise<ObjectMeta> {
-    const meta = await this.#inner.head(key, options);
+    const meta = await this.#failing("head", key, () => this.#inner.head(key, options));
     this.#record("head", key, 0);
     return meta;
   }

@@ -82,6 +82,26 @@ export function runObjectStoreContract(
       if (meta.etag !== undefined) expect(meta2.etag).not.toBe(meta.etag);
     });
 
+    // The log's refresh probe proves "same object" by a HEAD's etag and last-modified against a listing's.
+    it("head and list agree on etag and last-modified; a re-created object has a new etag", {
+      timeout,
+    }, async () => {
+      const key = `${fresh()}/log/00.json`;
+      const { etag: putEtag } = await store.put(key, text("first"), { mode: "create" });
+      const head = await store.head(key);
+      const [listed] = await listAll(store, `${ns}/log/`);
+      expect(listed?.key).toBe(key);
+      expect(head.etag).toBeTypeOf("string");
+      expect(listed?.etag).toBe(head.etag);
+      if (putEtag !== undefined) expect(putEtag).toBe(head.etag);
+      // Listings may carry milliseconds that an HTTP date drops: they agree to the second.
+      expect(Math.floor(listed!.lastModified / 1000)).toBe(Math.floor(head.lastModified / 1000));
+      await store.delete(key);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.put(key, text("again"), { mode: "create" });
+      expect((await store.head(key)).etag).not.toBe(head.etag);
+    });
+
     it("answers not_found for a missing object on get, ranged get and head", { timeout }, async () => {
       const key = `${fresh()}/missing`;
       expect(await kindOf(store.get(key))).toBe("not_found");

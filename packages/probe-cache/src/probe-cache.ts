@@ -126,12 +126,19 @@ export class ProbeCache {
   }
 
   /**
-   * May the file hold one of the keys whose hashes are the (lo, hi) pairs of `hashWords`? true: maybe (read
-   * or rewrite it); false: certainly not; undefined: not cached. Never false for a file holding one of the keys.
+   * May the file hold one of the keys whose hashes are `probe` — (lo, hi) word pairs, or a KeyHashSet (the
+   * fast form when one probe asks many files: see `KeyHashSet.intersectsSet`)? true: maybe (read or rewrite
+   * it); false: certainly not; undefined: not cached. Never false for a file holding one of the keys.
    */
-  mayContainAny(table: string, path: string, keySpace: string, hashWords: Uint32Array): boolean | undefined {
+  mayContainAny(
+    table: string,
+    path: string,
+    keySpace: string,
+    probe: Uint32Array | KeyHashSet,
+  ): boolean | undefined {
     const hashes = this.lookup(table, path, keySpace);
-    return hashes === undefined ? undefined : hashes.intersects(hashWords);
+    if (hashes === undefined) return undefined;
+    return probe instanceof KeyHashSet ? hashes.intersectsSet(probe) : hashes.intersects(probe);
   }
 
   /** True when the file is cached in `keySpace` (no LRU touch, no counters). */

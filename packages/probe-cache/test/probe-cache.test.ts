@@ -60,6 +60,39 @@ describe("KeyHashSet", () => {
       { numRuns: 300 },
     );
   });
+
+  it("intersectsSet answers like the per-hash intersects, from either side, on sets of any sizes", () => {
+    // Hashes from a small pool of words (equal hi words with other lo words, both orders of magnitude)
+    // make shared and near-miss hashes frequent; sizes run from empty to a few hundred.
+    const word = fc.constantFrom(0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff);
+    const hash = fc.tuple(word, word).map(([hi, lo]) => (BigInt(hi) << 32n) | BigInt(lo));
+    const anyHash = fc.oneof(hash, fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }));
+    fc.assert(
+      fc.property(
+        fc.array(anyHash, { maxLength: 300 }),
+        fc.array(anyHash, { maxLength: 40 }),
+        (left, right) => {
+          const a = setOf(left);
+          const b = setOf(right);
+          const expected = right.some((h) => new Set(left).has(h));
+          expect(a.intersectsSet(b)).toBe(expected);
+          expect(b.intersectsSet(a)).toBe(expected);
+          expect(a.intersects(words(right))).toBe(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("intersectsSet finds a single shared hash at either end or the middle of a large set", () => {
+    const large = setOf(Array.from({ length: 5000 }, (_, i) => BigInt(i) * 0x1_0000_0001n));
+    for (const at of [0, 1, 2499, 4998, 4999]) {
+      const shared = BigInt(at) * 0x1_0000_0001n;
+      expect(large.intersectsSet(setOf([shared + 1n, shared, shared - 1n]))).toBe(true);
+    }
+    expect(large.intersectsSet(setOf([5n, 0x1_0000_0002n, 5000n * 0x1_0000_0001n]))).toBe(false);
+    expect(large.intersectsSet(setOf([]))).toBe(false);
+  });
 });
 
 describe("ProbeCache", () => {
@@ -90,6 +123,8 @@ describe("ProbeCache", () => {
     cache.put(TABLE, "f", SPACE, setOf([10n, 20n]));
     expect(cache.mayContainAny(TABLE, "f", SPACE, words([5n, 20n]))).toBe(true);
     expect(cache.mayContainAny(TABLE, "f", SPACE, words([5n, 6n]))).toBe(false);
+    expect(cache.mayContainAny(TABLE, "f", SPACE, setOf([5n, 20n]))).toBe(true);
+    expect(cache.mayContainAny(TABLE, "f", SPACE, setOf([5n, 6n]))).toBe(false);
     expect(cache.mayContainAny(TABLE, "f", "other-keys", words([20n]))).toBeUndefined();
     expect(cache.mayContainAny(TABLE, "g", SPACE, words([20n]))).toBeUndefined();
     expect(cache.mayContainAny("s3://bucket/other", "f", SPACE, words([20n]))).toBeUndefined();

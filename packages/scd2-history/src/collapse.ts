@@ -1,18 +1,20 @@
 /**
  * Rule 1 of the history upsert, applied to the aligned source before anything is compared with the table:
- * the rows of one key (null-safe key ids from `NullSafeKeyIndex`) that share an order value collapse to the
+ * the rows of one key (key ids from the merge engine's `SourceKeySet` in its null-safe mode: a NULL key
+ * part matches a NULL key part; ids in first-occurrence order) that share an order value collapse to the
  * one with the highest tie-break value (NULL lowest), the later row in source order winning a tie. What is
  * left per key are its candidate versions, ascending by order value. Rows are numbered across the
  * source's batches in source order ("global rows").
  */
-import { encodeKeys } from "@deltalite/merge-engine";
-import { NullSafeKeyIndex } from "./key-index.js";
+import { encodeKeys, SourceKeySet } from "@deltalite/merge-engine";
+import { type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { HistoryShape } from "./shape.js";
 import { childOf, type HistorySource } from "./source.js";
 import { type Cell, type CellReader, cellReader, compareNullsLowest, compareValues } from "./values.js";
 
 export interface CollapsedSource {
-  index: NullSafeKeyIndex;
+  /** The source's distinct keys (null-safe); an entry index is the key's id. */
+  index: SourceKeySet;
   /** Per global row: order and valid-from values. */
   orders: Cell[];
   validFroms: Cell[];
@@ -25,14 +27,21 @@ export interface CollapsedSource {
 
 /** Builds the key index and collapses each key's rows (see module comment). */
 export function collapseSource(source: HistorySource, shape: HistoryShape): CollapsedSource {
-  const index = new NullSafeKeyIndex();
+  const encoded = source.batches.map((batch) => encodeKeys(batch, shape.keyColumns));
+  // An empty source still gets a set (of the table's key types), so table files compare against it.
+  const index = SourceKeySet.build(
+    encoded.length > 0
+      ? encoded.map((keys) => ({ keys }))
+      : { keys: encodeKeys(emptyKeyBatch(shape), shape.keyColumns) },
+    { nullSafe: true },
+  );
   const orders: Cell[] = [];
   const validFroms: Cell[] = [];
   const tieBreaks: (Cell | null)[] = [];
   const rowsOfKey: number[][] = [];
   const batchStarts: number[] = [0];
   for (const [b, batch] of source.batches.entries()) {
-    const ids = index.addAll(encodeKeys(batch, shape.keyColumns));
+    const keys = encoded[b] as (typeof encoded)[number];
     const order = cellReader(childOf(batch, shape.orderColumn), shape.orderColumn);
     const validFrom = cellReader(childOf(batch, shape.validFromColumn), shape.validFromColumn);
     const tieData = source.tieBreaks[b];
@@ -42,7 +51,7 @@ export function collapseSource(source: HistorySource, shape: HistoryShape): Coll
       orders.push(order(row) as Cell);
       validFroms.push(validFrom(row) as Cell);
       tieBreaks.push(tieBreak(row));
-      const id = ids[row] as number;
+      const id = index.find(keys, row);
       const rows = rowsOfKey[id];
       if (rows) rows.push(start + row);
       else rowsOfKey[id] = [start + row];
@@ -71,4 +80,13 @@ export function collapseSource(source: HistorySource, shape: HistoryShape): Coll
     return winners;
   });
   return { index, orders, validFroms, versions, rowsDeduped, batchStarts };
+}
+
+/** A batch of no rows with the table's key columns. */
+function emptyKeyBatch(shape: HistoryShape): RecordBatch {
+  const fields = shape.keyColumns.map(
+    (name) => shape.dataSchema.fields.find((f) => f.name === name) as Field,
+  );
+  const children = fields.map((f) => makeData({ type: f.type, length: 0 }));
+  return new RecordBatch(new Schema(fields), makeData({ type: new Struct(fields), length: 0, children }));
 }

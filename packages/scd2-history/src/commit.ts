@@ -1,8 +1,8 @@
 /**
  * The one commit of a history upsert: a remove for every rewritten current-partition file, an add for every
- * new file, and — when the written rows put a NULL into a non-nullable column — the relaxed schema in the
- * same commit, recorded as a MERGE whose predicate says what the operation matched (the open row of each
- * key, null-safe, in the current partition). It is never rebased: losing the race for the version is a
+ * new file, the call's `txn` action when it has one, and — when the written rows put a NULL into a
+ * non-nullable column — the relaxed schema in the same commit, recorded as a MERGE whose predicate says
+ * what the operation matched (the open row of each key, null-safe, in the current partition). It is never rebased: losing the race for the version is a
  * retryable `conflict`, and the caller plans again against the newer table.
  */
 import {
@@ -13,6 +13,7 @@ import {
   removeForFile,
   type Snapshot,
   schemaToJson,
+  txnActions,
 } from "@deltalite/delta-log";
 import type { HistoryPlan } from "./plan.js";
 import type { HistoryShape } from "./shape.js";
@@ -52,6 +53,7 @@ export function commitHistory(input: HistoryCommitInput): Promise<CommitResult> 
     ...relaxAction(snapshot, input.relax),
     ...plan.hitFiles.map((file): Action => ({ remove: removeForFile(file, { deletionTimestamp }) })),
     ...writes.adds.map((add): Action => ({ add })),
+    ...txnActions(options.txn),
   ];
   const inserted = plan.versionsOpened + plan.chainRowsClosed;
   return commitTransaction(snapshot, actions, {

@@ -6,11 +6,18 @@
  * nothing (`committed: false`). A commit that finds a newer version is never rebased: the call plans again
  * against the new version, up to `maxReplans` (5) times, then throws `DeltaLiteCommitConflictError`; a
  * concurrent schema or partitioning change is a non-retryable conflict. A failed attempt deletes the files
- * it wrote (unless the commit's outcome is unknown).
+ * it wrote (unless the commit's outcome is unknown). The whole call runs under its `timeoutMs` deadline
+ * (data-files' `withCallDeadline`); a `txn` the table already holds — at the start or after a re-plan — skips the call
+ * (`skipped: true`) before the source is read or anything is written.
  */
-import { CallBudgets, type LiveFileReadContext, withNullable } from "@deltalite/data-files";
-import { checkWriteSupport, discardWrittenFiles, type Snapshot } from "@deltalite/delta-log";
-import { DeltaLiteCommitConflictError, isDeltaLiteError } from "@deltalite/errors";
+import { CallBudgets, type LiveFileReadContext, withCallDeadline, withNullable } from "@deltalite/data-files";
+import {
+  appTransactionApplied,
+  checkWriteSupport,
+  discardWrittenFiles,
+  type Snapshot,
+} from "@deltalite/delta-log";
+import { DeltaLiteCommitConflictError, DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { UpsertSource } from "@deltalite/merge-engine";
 import type { WrittenFile } from "@deltalite/parquet-stream";
 import { type CollapsedSource, collapseSource } from "./collapse.js";
@@ -27,7 +34,7 @@ const now = () => performance.now();
 
 type AttemptStats = Omit<
   HistoryUpsertStats,
-  "ingestMs" | "openMs" | "relaxMs" | "executionTimeMs" | "planAttempts"
+  "ingestMs" | "openMs" | "relaxMs" | "executionTimeMs" | "planAttempts" | "skipped"
 >;
 
 /** What the attempts share: the validated source and the call's budgets. */
@@ -47,9 +54,23 @@ export async function historyUpsert(
   data: UpsertSource,
   options: HistoryUpsertOptions,
 ): Promise<HistoryUpsertStats> {
+  validateHistoryOptions(options, snapshot.table);
+  return withCallDeadline(`${snapshot.table}: historyUpsert`, options.timeoutMs, options.signal, (signal) =>
+    historyUpsertWithin(snapshot, data, { ...options, signal }),
+  );
+}
+
+/** The call under its deadline (`options.signal` is the call's one signal). */
+async function historyUpsertWithin(
+  snapshot: Snapshot,
+  data: UpsertSource,
+  options: HistoryUpsertOptions,
+): Promise<HistoryUpsertStats> {
   const started = now();
   const label = snapshot.table;
-  validateHistoryOptions(options, label);
+  checkNotAborted(options.signal, label);
+  // A batch already applied is skipped before the source is read.
+  if (appTransactionApplied(snapshot, options.txn)) return skippedStats(snapshot, started);
   checkWriteSupport(snapshot.protocol, snapshot.metadata, label, "rewrite");
   const baseShape = historyShape(snapshot, options);
   const budgets = new CallBudgets(options, {
@@ -72,7 +93,8 @@ export async function historyUpsert(
   for (let attempt = 1; ; attempt++) {
     try {
       const stats = await planWriteCommit(current, shape, state);
-      return { ...stats, planAttempts: attempt, ingestMs, openMs, relaxMs, executionTimeMs: now() - started };
+      const timings = { planAttempts: attempt, ingestMs, openMs, relaxMs, executionTimeMs: now() - started };
+      return { ...stats, skipped: false, ...timings };
     } catch (error) {
       const retryable = isDeltaLiteError(error) && error.kind === "conflict" && error.retryable;
       if (!retryable) throw error;
@@ -87,8 +109,48 @@ export async function historyUpsert(
       current = await current.reload(options.signal ? { signal: options.signal } : {});
       openMs += now() - t;
       checkSameShape(snapshot, current, error);
+      if (appTransactionApplied(current, options.txn)) return skippedStats(current, started);
     }
   }
+}
+
+function checkNotAborted(signal: AbortSignal | undefined, label: string): void {
+  if (!signal?.aborted) return;
+  const reason: unknown = signal.reason;
+  if (isDeltaLiteError(reason)) throw reason;
+  throw new DeltaLiteError("aborted", `${label}: historyUpsert was aborted before it started`, {
+    cause: reason,
+  });
+}
+
+/** The stats of a call whose `txn` the table already holds: nothing read, written or committed. */
+function skippedStats(snapshot: Snapshot, started: number): HistoryUpsertStats {
+  const counts = { rowsIn: 0, rowsDeduped: 0, rowsReread: 0, rowsBackwards: 0, versionsOpened: 0 };
+  const files = {
+    filesAdded: 0,
+    filesRemoved: 0,
+    filesCarriedOver: 0,
+    filesProbed: 0,
+    filesPrunedByStats: 0,
+  };
+  const timings = { ingestMs: 0, openMs: 0, relaxMs: 0, planMs: 0, probeMs: 0, rewriteMs: 0, commitMs: 0 };
+  return {
+    ...counts,
+    ...files,
+    ...timings,
+    version: snapshot.version,
+    committed: false,
+    skipped: true,
+    versionsClosed: 0,
+    chainRowsClosed: 0,
+    rowsCopied: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    columnsRelaxed: 0,
+    planAttempts: 0,
+    maintenanceMs: 0,
+    executionTimeMs: now() - started,
+  };
 }
 
 /** A concurrent schema or partitioning change is never re-planned (it could null-fill a column). */

@@ -6,4 +6,9 @@
  * data-files' reader, writer and budgets.
  */
 export { historyUpsert } from "./history-upsert.js";
-export type { HistoryUpsertKnobs, HistoryUpsertOptions, HistoryUpsertStats } from "./types.js";
+export type {
+  HistoryUpsertKnobs,
+  HistoryUpsertOptions,
+  HistoryUpsertStats,
+  HistoryUpsertTimings,
+} from "./types.js";

@@ -1,11 +1,13 @@
 /**
  * Owns the check of `HistoryUpsertOptions` as given, before the table or the source is looked at: the
  * column options are names (a non-empty list of distinct names for `keyColumns`), `currentPartition` is a
- * non-empty string, and the few numbers this package reads itself are sane. Unknown options are refused
+ * non-empty string, `txn` is an `{ appId, version }` (delta-log's check, as every engine's), and the few
+ * numbers this package reads itself are sane. Unknown options are refused
  * with a "did you mean" hint. Everything is kind `invalid_argument`. The knobs the upsert shares are
  * checked where they are used (the budgets, the reader and the writer refuse bad values with the same
  * kind), still before anything is committed.
  */
+import { checkAppTransaction } from "@deltalite/delta-log";
 import { DeltaLiteInvalidArgumentError, didYouMean } from "@deltalite/errors";
 import type { HistoryUpsertOptions } from "./types.js";
 
@@ -18,6 +20,8 @@ const KNOWN_OPTIONS: readonly (keyof HistoryUpsertOptions)[] = [
   "currentPartition",
   "tieBreakColumn",
   "maxReplans",
+  "txn",
+  "timeoutMs",
   "hooks",
   "processBudgets",
   "commitMetadata",
@@ -85,6 +89,11 @@ export function validateHistoryOptions(options: HistoryUpsertOptions, table: str
   if (replans !== undefined && !(Number.isSafeInteger(replans) && (replans as number) >= 0)) {
     throw invalid(table, "maxReplans", "an integer ≥ 0", replans);
   }
+  const timeout: unknown = options.timeoutMs;
+  if (timeout !== undefined && !(Number.isSafeInteger(timeout) && (timeout as number) >= 1)) {
+    throw invalid(table, "timeoutMs", "an integer ≥ 1 (milliseconds)", timeout);
+  }
+  checkAppTransaction(options.txn, table);
   const probes: unknown = options.probeConcurrency;
   if (probes !== undefined && (typeof probes !== "number" || Number.isNaN(probes))) {
     throw invalid(table, "probeConcurrency", "a number (files probed at once; below 1 means 1)", probes);

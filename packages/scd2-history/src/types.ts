@@ -4,9 +4,15 @@
  */
 import type { ProcessBudgets } from "@deltalite/data-files";
 import type { PostCommitHooks } from "@deltalite/delta-log";
-import type { UpsertOptions } from "@deltalite/merge-engine";
+import type { UpsertOptions, UpsertStats } from "@deltalite/merge-engine";
 
-/** The upsert knobs that apply to a history upsert (see `UpsertOptions` for each). */
+/**
+ * The upsert knobs that apply to a history upsert (see `UpsertOptions` for each). `txn` makes a batch
+ * exactly-once: the commit carries the `txn` action, and a call whose `appId` the table already holds at
+ * `version` or later is skipped before the source is read (`skipped: true`, `committed: false`); a
+ * concurrent commit of the same `appId` is a non-retryable conflict. `timeoutMs` is the deadline of the
+ * whole call: past it the call stops with kind `timeout`, committing nothing.
+ */
 export interface HistoryUpsertKnobs
   extends Pick<
     UpsertOptions,
@@ -28,6 +34,8 @@ export interface HistoryUpsertKnobs
     | "maxBufferedBytes"
     | "maxFetchBytes"
     | "permitWaitTimeoutMs"
+    | "timeoutMs"
+    | "txn"
     | "maxSourceBytes"
     | "signal"
   > {}
@@ -65,12 +73,28 @@ export interface HistoryUpsertOptions extends HistoryUpsertKnobs {
   processBudgets?: ProcessBudgets | undefined;
 }
 
+/** The counters and per-phase timings a history upsert shares with the upsert (same meaning; see `UpsertStats`). */
+export type HistoryUpsertTimings = Pick<
+  UpsertStats,
+  | "planAttempts"
+  | "ingestMs"
+  | "planMs"
+  | "probeMs"
+  | "rewriteMs"
+  | "commitMs"
+  | "maintenanceMs"
+  | "executionTimeMs"
+  | "maintenanceError"
+>;
+
 /** What `historyUpsert` did. Kept rows = `versionsOpened + chainRowsClosed`. */
-export interface HistoryUpsertStats {
+export interface HistoryUpsertStats extends HistoryUpsertTimings {
   /** The version committed, or (`committed: false`) the version the call planned against. */
   version: number;
-  /** False when no source row was kept: nothing was written or committed. */
+  /** False when no source row was kept (nothing was written or committed), or when skipped. */
   committed: boolean;
+  /** True when `txn` was already applied: nothing was read, written or committed; every count is 0. */
+  skipped: boolean;
   /** Source rows (= rowsDeduped + rowsReread + rowsBackwards + kept rows). */
   rowsIn: number;
   /** Rows dropped because another row of their key had the same order value and won. */
@@ -100,20 +124,8 @@ export interface HistoryUpsertStats {
   bytesWritten: number;
   /** Non-nullable columns made nullable (in the same commit). */
   columnsRelaxed: number;
-  /** Plans made (1 + re-plans after a newer version was found at commit). */
-  planAttempts: number;
-  ingestMs: number;
   /** Snapshot loads of the re-plans. */
   openMs: number;
   /** Always 0: the nullability-relax check runs inside the ingest and the relax is part of the one commit. */
   relaxMs: number;
-  planMs: number;
-  probeMs: number;
-  rewriteMs: number;
-  commitMs: number;
-  /** Post-commit checkpoint + log cleanup; not in commitMs. */
-  maintenanceMs: number;
-  executionTimeMs: number;
-  /** Set when post-commit maintenance failed; the commit itself is durable. */
-  maintenanceError?: unknown;
 }

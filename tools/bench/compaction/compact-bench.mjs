@@ -12,15 +12,20 @@
 // or the bench exits 1 and keeps the tables under <dir>/work.
 //
 //   pnpm exec tsc -b && pnpm bench compact [--sizes 1GB,2GB] [--file-mb 8] [--dir D] [--seed 7]
-//     [--json out.json] [--<compact-option> value …]
+//     [--json out.json] [--contenders ours,base,delta-rs,original] [--<compact-option> value …]
 //   e.g. pnpm bench compact --sizes 100MB            (a quick run while developing)
 //        pnpm bench compact --sizes 1GB,2GB,4GB      (flatness of ours when the partition doubles)
 //
 // Printed per size and contender: call s (the compact call alone), peak RSS MB (the child's OS maxrss),
 // RSS pre-call MB, files rm/add and MB rm/add (the commit's actions). Then ours/delta-rs and ours/original
-// (peak RSS, call time); ours' peak RSS above its pre-call RSS against the sum of its memory knobs
-// (maxBufferedBytes + maxFetchBytes + maxParallelBins × maxRowGroupDecodedBytes); and for each doubling of
-// the partition, each contender's peak RSS growth (ours must grow ≤ 10%).
+// (peak RSS, call time); where ours' memory above its pre-call RSS went (peaks of V8 heap, ArrayBuffers and
+// parquet-wasm's WebAssembly memory); and the bound it checks: peak RSS − pre-call RSS ≤ the sum of its
+// memory knobs (maxBufferedBytes + maxFetchBytes + maxParallelBins × (maxRowGroupDecodedBytes +
+// multipartPartSizeBytes)) + a fixed base. The base is measured in the same run by a fourth contender,
+// "deltalite (base)": ours with the same maxParallelBins and small byte knobs (BASE_KNOBS); its peak RSS −
+// pre-call RSS − its own knobs' sum is what no knob names (V8 heap growth, GC slack, one input row group and
+// one output slice per bin). It must come out the same at every size. Then, for each doubling of the
+// partition, each contender's peak RSS growth (ours must grow ≤ 10%).
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -37,13 +42,42 @@ const MB = 1024 * 1024;
 const OURS = "deltalite compact";
 const DELTA_RS = "delta-rs compact";
 const ORIGINAL = "original 0.1.15";
-const DEFAULTS = { sizes: "2GB", "file-mb": "8", dir: "/tmp/deltalite-bench", seed: "7", json: "" };
+const OURS_BASE = "deltalite (base)";
+const DEFAULTS = {
+  sizes: "2GB",
+  "file-mb": "8",
+  dir: "/tmp/deltalite-bench",
+  seed: "7",
+  json: "",
+  contenders: "ours,base,delta-rs,original",
+};
+/** --contenders words → contender names. */
+const CONTENDER_WORDS = {
+  ours: "deltalite compact",
+  base: "deltalite (base)",
+  "delta-rs": "delta-rs compact",
+  original: "original 0.1.15",
+};
 const KNOB_DEFAULTS = {
   maxBufferedBytes: 64 * MB,
   maxFetchBytes: 128 * MB,
   maxParallelBins: 2,
   maxRowGroupDecodedBytes: 128 * MB,
+  multipartPartSizeBytes: 16 * MB,
 };
+/** The base run's byte knobs (maxParallelBins and the part size stay the measured run's). */
+const BASE_KNOBS = { maxBufferedBytes: 8 * MB, maxFetchBytes: 16 * MB, maxRowGroupDecodedBytes: 16 * MB };
+
+/** The memory the knobs name, in MB. */
+function knobSumMB(knobs) {
+  const k = { ...KNOB_DEFAULTS, ...knobs };
+  return (
+    (k.maxBufferedBytes +
+      k.maxFetchBytes +
+      k.maxParallelBins * (k.maxRowGroupDecodedBytes + k.multipartPartSizeBytes)) /
+    MB
+  );
+}
 
 function parseFlags(argv) {
   const flags = { ...DEFAULTS };
@@ -138,11 +172,16 @@ async function lastCommit(tableDir) {
   return out;
 }
 
-function contenders(knobs, original) {
+function contenders(knobs, original, words) {
   const all = {
     [OURS]: {
       command: process.execPath,
       args: (t) => [join(here, "compact-ours.mjs"), t, JSON.stringify(knobs)],
+      env: process.env,
+    },
+    [OURS_BASE]: {
+      command: process.execPath,
+      args: (t) => [join(here, "compact-ours.mjs"), t, JSON.stringify({ ...knobs, ...BASE_KNOBS })],
       env: process.env,
     },
     [DELTA_RS]: { command: python, args: (t) => [pythonScript, "compact", t], env: process.env },
@@ -154,7 +193,17 @@ function contenders(knobs, original) {
       env: original.env,
     };
   }
-  return all;
+  const wanted = new Set(
+    words.split(",").map((w) => {
+      const name = CONTENDER_WORDS[w.trim()];
+      if (!name)
+        throw new Error(
+          `--contenders: unknown ${JSON.stringify(w)} (${Object.keys(CONTENDER_WORDS).join(", ")})`,
+        );
+      return name;
+    }),
+  );
+  return Object.fromEntries(Object.entries(all).filter(([name]) => wanted.has(name)));
 }
 
 async function runContender(name, how, table, workDir) {
@@ -223,20 +272,40 @@ function printSummary(summary, knobs) {
     }
   }
   console.log("");
-  const k = { ...KNOB_DEFAULTS, ...knobs };
-  const knobSumMB =
-    (k.maxBufferedBytes + k.maxFetchBytes + k.maxParallelBins * k.maxRowGroupDecodedBytes) / MB;
+  const knobsMB = knobSumMB(knobs);
+  const baseKnobsMB = knobSumMB({ ...knobs, ...BASE_KNOBS });
   for (const s of summary) {
     const by = Object.fromEntries(s.results.map((r) => [r.contender, r]));
     const ours = by[OURS];
+    if (!ours) continue;
     for (const other of [DELTA_RS, ORIGINAL].filter((n) => by[n])) {
       console.log(
         `${s.size.label}: ours/${other} peak RSS ${(ours.peakRssMB / by[other].peakRssMB).toFixed(2)}, call time ${(ours.callMs / by[other].callMs).toFixed(2)}`,
       );
     }
     const above = ours.peakRssMB - ours.rssBeforeCallMB;
+    const baseRun = by[OURS_BASE];
+    if (!baseRun) continue;
+    const base = baseRun.peakRssMB - baseRun.rssBeforeCallMB - baseKnobsMB;
+    const bound = knobsMB + base;
+    const p = ours.peaksAboveBefore;
     console.log(
-      `${s.size.label}: ours peak RSS − pre-call RSS = ${above.toFixed(0)} MB vs its knobs' sum ${knobSumMB.toFixed(0)} MB (below: ${above <= knobSumMB ? "yes" : "no"}); results identical (rows, sum of seq): ${s.identical ? "yes" : `no (${s.mismatches.join("; ")})`}`,
+      `${s.size.label}: ours above pre-call: peak RSS +${above.toFixed(0)} MB; peaks of V8 heap +${p.heapMB.toFixed(0)}, ArrayBuffers +${p.arrayBuffersMB.toFixed(0)}, WebAssembly memory +${p.wasmMB.toFixed(0)} MB`,
+    );
+    console.log(
+      `${s.size.label}: fixed base = ${OURS_BASE} peak RSS − pre-call (${(baseRun.peakRssMB - baseRun.rssBeforeCallMB).toFixed(0)} MB) − its knobs' sum (${baseKnobsMB.toFixed(0)} MB) = ${base.toFixed(0)} MB`,
+    );
+    console.log(
+      `${s.size.label}: bound: peak RSS − pre-call ${above.toFixed(0)} MB ≤ knobs' sum ${knobsMB.toFixed(0)} MB + base ${base.toFixed(0)} MB = ${bound.toFixed(0)} MB: ${above <= bound ? "holds" : "DOES NOT HOLD"} (knobs' sum alone: ${above <= knobsMB ? "below" : "above"}); results identical (rows, sum of seq): ${s.identical ? "yes" : `no (${s.mismatches.join("; ")})`}`,
+    );
+  }
+  const bases = summary
+    .map((s) => s.results.find((r) => r.contender === OURS_BASE))
+    .filter((b) => b)
+    .map((b) => b.peakRssMB - b.rssBeforeCallMB - baseKnobsMB);
+  if (bases.length > 1) {
+    console.log(
+      `fixed base across sizes: ${bases.map((b) => b.toFixed(0)).join(", ")} MB (spread ${(Math.max(...bases) - Math.min(...bases)).toFixed(0)} MB)`,
     );
   }
   for (let i = 1; i < summary.length; i++) {
@@ -244,6 +313,7 @@ function printSummary(summary, knobs) {
     const factor = large.meta.partitionBytes / small.meta.partitionBytes;
     for (const r of large.results) {
       const before = small.results.find((x) => x.contender === r.contender);
+      if (!before) continue;
       const growth = r.peakRssMB / before.peakRssMB;
       console.log(
         `${r.contender}: peak RSS ${large.size.label}/${small.size.label} (partition ×${factor.toFixed(2)}) = ${growth.toFixed(2)}` +
@@ -260,7 +330,7 @@ async function main() {
   if (!(await exists(dist))) throw new Error(`${dist} is missing: build first (pnpm exec tsc -b)`);
   flags.dir = resolve(flags.dir);
   const original = prepareOriginal();
-  const commands = contenders(knobs, original);
+  const commands = contenders(knobs, original, flags.contenders);
   const startLine = `machine: ${cpus().length} vCPU, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM; node ${process.version}; load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(" ")}${Object.keys(knobs).length ? `; compact options ${JSON.stringify(knobs)}` : ""}`;
@@ -268,8 +338,11 @@ async function main() {
   const workDir = join(flags.dir, "work-compact");
   await mkdir(workDir, { recursive: true });
   const summary = [];
-  for (const size of sizes)
+  for (const size of sizes) {
     summary.push(await measureSize(size, await ensureTable(flags, size), commands, workDir));
+    // Each size as soon as it is measured (a long run shows its first sizes even if stopped later).
+    if (sizes.length > 1) printSummary(summary.slice(-1), knobs);
+  }
   console.log(`\n${startLine}`);
   printSummary(summary, knobs);
   if (original.skipped) console.log(`\n${ORIGINAL}: not run (${original.skipped})`);

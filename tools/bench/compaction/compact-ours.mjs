@@ -2,9 +2,12 @@
 // child process): opens the table with the BUILT packages (@deltalite/delta-log's Snapshot over a
 // LocalFileStore), calls @deltalite/compaction's `compact(snapshot, options)` and prints one JSON line: the
 // call's wall time, this process's OS peak RSS (process.resourceUsage().maxRSS), its RSS just before the
-// call, the committed version and the returned CompactResult.
+// call, the committed version and the returned CompactResult; and, sampled every 50 ms during the call, the
+// peaks of what process.memoryUsage() splits RSS into (V8 heap, ArrayBuffers, parquet-wasm's WebAssembly
+// memory, which only grows), each above its pre-call value.
 //
 //   node compact-ours.mjs <table-dir> '<json CompactOptions>'
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -22,11 +25,34 @@ const { compact } = await import(dist("compaction"));
 const { Snapshot } = await import(dist("delta-log"));
 const { LocalFileStore } = await import(dist("object-store"));
 
+// The parquet-wasm instance parquet-stream uses (its node build), for the size of its linear memory.
+const fromParquetStream = createRequire(resolve(repo, "packages/parquet-stream/package.json"));
+const wasmEntry = fromParquetStream
+  .resolve("parquet-wasm")
+  .replace(/esm\/parquet_wasm\.js$/, "node/parquet_wasm.js");
+const { wasmMemory } = await import(pathToFileURL(wasmEntry).href);
+const MB = 1024 * 1024;
+function memory() {
+  const m = process.memoryUsage();
+  return {
+    heapMB: m.heapTotal / MB,
+    arrayBuffersMB: m.arrayBuffers / MB,
+    wasmMB: wasmMemory().buffer.byteLength / MB,
+  };
+}
+
 const snapshot = await Snapshot.open(new LocalFileStore(resolve(tableDir)));
-const rssBeforeCallMB = process.memoryUsage.rss() / 1024 / 1024;
+const rssBeforeCallMB = process.memoryUsage.rss() / MB;
+const before = memory();
+const peaks = { ...before };
+const sampler = setInterval(() => {
+  for (const [name, value] of Object.entries(memory())) peaks[name] = Math.max(peaks[name], value);
+}, 50);
 const started = performance.now();
 const stats = await compact(snapshot, JSON.parse(optionsJson));
 const callMs = performance.now() - started;
+clearInterval(sampler);
+const aboveBefore = Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, v - before[k]]));
 const { maintenanceError, ...result } = stats;
 console.log(
   JSON.stringify({
@@ -34,6 +60,7 @@ console.log(
     setupMs: started - processStarted,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
     rssBeforeCallMB,
+    peaksAboveBefore: aboveBefore,
     version: stats.version,
     metrics: { ...result, ...(maintenanceError ? { maintenanceError: String(maintenanceError) } : {}) },
   }),

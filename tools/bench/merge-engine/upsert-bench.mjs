@@ -49,22 +49,21 @@
 // then the ratios ours/MERGE and ours/original (peak RSS, call time) and whether the results are identical,
 // the physical floor line (wall s and MB/s of the raw copy; our rewrite MB/s as a % of its MB/s), each
 // contender's peak RSS largest/smallest size, and with --repeat > 1 every run's figures and start load.
-import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runJsonChild } from "../lib/child-json.mjs";
+import { parseBenchFlags } from "../lib/flags.mjs";
+import { MB, oraclePython as python, repo } from "../lib/paths.mjs";
+import { cached, exists, freshCopy, run } from "../lib/tables.mjs";
 import { prepareOriginal } from "../original/contender.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, "../../..");
-const python = join(repo, "tools/oracle/.venv/bin/python");
 const pythonScript = join(here, "upsert-delta-rs.py");
 const oursScript = join(here, "upsert-ours.mjs");
 const rawCopyScript = join(here, "raw-copy.mjs");
 const deltaliteDist = join(repo, "packages/deltalite/dist/index.js");
-const MB = 1024 * 1024;
 const OURS = "deltalite upsert";
 const MERGE = "delta-rs MERGE";
 const ORIGINAL = "original 0.1.15";
@@ -88,41 +87,13 @@ const DEFAULTS = {
   cdf: "false",
 };
 /** Flags that take no value (`--cdf` alone means `--cdf true`). */
-const SWITCHES = new Set(["cdf"]);
+const SWITCHES = ["cdf"];
 const USAGE =
   "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--dir D] [--shape uniform|recent]\n" +
   "  [--batch-fraction 0.01 | --batch-rows N] [--partitions 8] [--files-per-partition 30] [--seed 42]\n" +
   "  [--json out.json] [--cdf] [--<upsert-option> value …]";
 
-function typedValue(value) {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  return Number.isNaN(Number(value)) ? value : Number(value);
-}
-
-/** Known flags into `flags`; every other `--name value` into `knobs` (camelCased, typed). */
-function parseFlags(argv) {
-  const flags = { ...DEFAULTS };
-  const knobs = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--help" || arg === "-h") {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
-    let name = arg.slice(2);
-    let value;
-    if (name.includes("="))
-      [name, value] = [name.slice(0, name.indexOf("=")), name.slice(name.indexOf("=") + 1)];
-    else if (SWITCHES.has(name)) value = "true";
-    else value = argv[++i];
-    if (value === undefined) throw new Error(`--${name} needs a value`);
-    if (name in DEFAULTS) flags[name] = value;
-    else knobs[name.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = typedValue(value);
-  }
-  return { flags, knobs };
-}
+const parseFlags = (argv) => parseBenchFlags(argv, { defaults: DEFAULTS, switches: SWITCHES, usage: USAGE });
 
 /** The checked numbers and names of `flags`. */
 function settings(flags) {
@@ -141,37 +112,6 @@ function settings(flags) {
     throw new Error(`bad --batch-fraction ${flags["batch-fraction"]}`);
   if (!["true", "false"].includes(flags.cdf)) throw new Error(`bad --cdf ${flags.cdf}: true or false`);
   return { sizes, repeat, shape: flags.shape, batchRows, batchFraction, cdf: flags.cdf === "true" };
-}
-
-function run(command, args) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"] });
-    child.on("error", reject);
-    child.on("exit", (code, signal) =>
-      code === 0
-        ? resolveRun()
-        : reject(new Error(`${command} ${args.join(" ")} exited with ${code ?? signal}`)),
-    );
-  });
-}
-
-async function exists(path) {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The JSON in `metaFile`, or: run `produce(partialPath)` (a Python generator child printing the meta), then
- * move its output and the meta into place so an interrupted run never leaves a half-made cache entry. */
-async function cached(metaFile, finalPath, partialPath, produce) {
-  if (await exists(metaFile)) return JSON.parse(await readFile(metaFile, "utf8"));
-  await rm(partialPath, { recursive: true, force: true });
-  const meta = await produce(partialPath);
-  await rm(finalPath, { recursive: true, force: true });
-  await rename(partialPath, finalPath);
-  await writeFile(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
-  return meta;
 }
 
 function tableConfig(flags, rows) {
@@ -284,9 +224,7 @@ function contenderCommands(knobs, original, cdf) {
 
 async function runContender(name, how, tables, batchFile, workDir) {
   const { pristine, meta } = how.cdf ? tables.cdf : tables.plain;
-  const tableDir = join(workDir, name.replace(/[^a-z0-9]+/gi, "-"));
-  await rm(tableDir, { recursive: true, force: true });
-  await run("cp", ["-r", pristine, tableDir]);
+  const tableDir = await freshCopy(pristine, workDir, name);
   const load1 = loadavg()[0];
   const started = performance.now();
   const result = await runJsonChild(how.command, how.args(tableDir, batchFile), { env: how.env });

@@ -24,13 +24,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runJsonChild } from "../lib/child-json.mjs";
 import { parseBenchFlags } from "../lib/flags.mjs";
+import { MB, oraclePython as python, repo } from "../lib/paths.mjs";
 import { cached, exists, freshCopy } from "../lib/tables.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, "../../..");
-const python = join(repo, "tools/oracle/.venv/bin/python");
 const pythonScript = join(here, "history_bench.py");
-const MB = 1024 * 1024;
 const OURS = "deltalite historyUpsert";
 const DELTA_RS = "delta-rs MERGE + append";
 const DEFAULTS = {

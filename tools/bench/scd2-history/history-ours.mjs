@@ -6,19 +6,13 @@
 // measured run of ours shares are ../lib/ours-child.mjs.
 //
 //   node history-ours.mjs <table-dir> <batch.parquet> '<json HistoryUpsertOptions>'
-import { resolve } from "node:path";
-import { importBuiltDeltalite, peakRssMB, readParquetTable, timedCall } from "../lib/ours-child.mjs";
+import { batchRunArgs, peakRssMB, prepareBatchRun, timedCall } from "../lib/ours-child.mjs";
 
-const [tableDir, batchFile, optionsJson] = process.argv.slice(2);
-if (!tableDir || !batchFile || !optionsJson) {
-  console.error("usage: node history-ours.mjs <table-dir> <batch.parquet> '<json HistoryUpsertOptions>'");
-  process.exit(2);
-}
-const processStarted = performance.now();
-const { DeltaLiteTable } = await importBuiltDeltalite();
-const source = await readParquetTable(batchFile);
-const table = await DeltaLiteTable.open(resolve(tableDir));
-const call = await timedCall(() => table.historyUpsert(source, JSON.parse(optionsJson)));
+const args = batchRunArgs(
+  "usage: node history-ours.mjs <table-dir> <batch.parquet> '<json HistoryUpsertOptions>'",
+);
+const { processStarted, table, source } = await prepareBatchRun(args);
+const call = await timedCall(() => table.historyUpsert(source, args.options));
 const stats = call.value;
 const { heapTotal, external, arrayBuffers } = process.memoryUsage();
 const { maintenanceError, ...counts } = stats;

@@ -38,8 +38,7 @@ from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 sys.dont_write_bytecode = True
-from json_answer import answer  # noqa: E402
-from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
+from contender_child import answer, measured_call  # noqa: E402
 
 US = 1_000_000
 DAY_US = 86_400 * US
@@ -158,24 +157,8 @@ def batch(config):
     print(json.dumps({"rows": n, "updates": updates, "inserts": n - updates}))
 
 
-def _timed(step):
-    started_process = time.perf_counter()
-    rss_before = current_rss_mb()
-    started = time.perf_counter()
-    metrics = step()
-    call_ms = (time.perf_counter() - started) * 1000
-    answer(
-        {
-            "callMs": call_ms,
-            "setupMs": (started - started_process) * 1000,
-            "peakRssMB": peak_rss_mb(),
-            "rssBeforeCallMB": rss_before,
-            "metrics": metrics,
-        }
-    )
-
-
 def close(table_dir, batch_file):
+    started_process = time.perf_counter()
     rows = pq.read_table(batch_file)
     source = rows.append_column("_month", pc.strftime(rows.column("valid_from"), "%Y-%m"))
     dt = DeltaTable(table_dir)
@@ -187,10 +170,11 @@ def close(table_dir, batch_file):
             .execute()
         )
 
-    _timed(step)
+    answer(measured_call(step, started_process))
 
 
 def append(table_dir, batch_file):
+    started_process = time.perf_counter()
     rows = pq.read_table(batch_file)
     n = rows.num_rows
     columns = {name: rows.column(name) for name in rows.column_names}
@@ -203,7 +187,7 @@ def append(table_dir, batch_file):
         write_deltalake(dt, opened, mode="append", partition_by=["part"])
         return {"numAddedRows": n}
 
-    _timed(step)
+    answer(measured_call(step, started_process))
 
 
 def verify(left_dir, right_dir):

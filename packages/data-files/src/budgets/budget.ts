@@ -50,6 +50,17 @@ export class Budget {
     return { available: this.#available, total: this.total, waiters: this.#queue.length };
   }
 
+  /**
+   * Takes `amount` permits now if nobody waits and they are free, else undefined (never waits, never
+   * queues): for optional buffering such as a checkpoint prefetch, which falls back when the budget is busy.
+   */
+  tryAcquire(amount: number): Permit | undefined {
+    if (!Number.isSafeInteger(amount) || amount < 0) return undefined;
+    if (this.#queue.length > 0 || this.#available < amount) return undefined;
+    this.#available -= amount;
+    return this.#permit(amount);
+  }
+
   /** Takes `amount` permits (clamped to the budget's size), waiting in FIFO order behind earlier requests. */
   acquire(amount: number, options: AcquireOptions = {}): Promise<Permit> {
     if (!Number.isSafeInteger(amount) || amount < 0) {

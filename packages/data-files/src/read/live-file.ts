@@ -1,7 +1,8 @@
 /**
  * Reading one live data file of a table, conformed to the table — the one file reader of the scan, the
  * upsert's probe and rewrite, and the engines to come. The file is opened with its size from the Add (no
- * HEAD) and, when the caller already has it, its parsed footer (no footer GET); batches come one row group
+ * HEAD) and, when the caller already has it, its parsed footer (no footer GET); a file of at most 64 KiB
+ * without one is fetched whole in one GET (small-file.ts); batches come one row group
  * (or `batchRows` rows) at a time with the wanted fields in order: partition columns re-attached from the
  * file's partition values, columns the file lacks null-filled, decoded types converted to the table's
  * (timestamp units, widening, decimal rescale; an impossible conversion is `unsupported`). A file from which
@@ -24,6 +25,7 @@ import {
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { BudgetObserver } from "../budgets/call-budgets.js";
 import { partitionScalar } from "../scan/prune.js";
+import { openSmallFile, readsInOneGet } from "./small-file.js";
 
 /** How live files are read: ranged-GET knobs, read-ahead, batch size, the call's admission and signal. */
 export interface LiveFileReadContext {
@@ -53,21 +55,30 @@ export interface LiveFileColumns {
   label?: string | undefined;
 }
 
-/** Opens `file` for reading (footer from `metadata` when given, else one hinted GET). */
+/**
+ * Opens `file` for reading: footer from `metadata` when given, else the whole file in one GET when it is small
+ * (at most 64 KiB by its Add), else one hinted footer GET.
+ */
 export function openLiveFile(
   store: ObjectStore,
   file: FileView,
   context: LiveFileReadContext,
   metadata?: ParquetMetadata,
 ): Promise<ParquetReader> {
-  return openParquetReader(store, file.path, {
+  const options = {
     size: file.size,
     metadata,
     rangeGetPartSizeBytes: context.knobs.rangeGetPartSizeBytes,
     rangeGetConcurrency: context.knobs.rangeGetConcurrency,
     admission: context.admission,
     signal: context.signal,
-  }).catch((error: unknown) => Promise.reject(missingFileError(error, store.root, file, context)));
+  };
+  const opened = readsInOneGet(file, metadata !== undefined)
+    ? openSmallFile(store, file, options).then(
+        (reader) => reader ?? openParquetReader(store, file.path, options),
+      )
+    : openParquetReader(store, file.path, options);
+  return opened.catch((error: unknown) => Promise.reject(missingFileError(error, store.root, file, context)));
 }
 
 /**

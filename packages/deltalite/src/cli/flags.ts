@@ -91,7 +91,7 @@ export function filterFlag(ctx: VerbContext, name: string): ScanFilterCondition[
   return value as ScanFilterCondition[];
 }
 
-/** The exactly-once options of write, upsert and delete. */
+/** The exactly-once options of write, upsert, delete and history-upsert. */
 export const TXN_OPTIONS: OptionDefs = {
   "txn-app-id": {
     type: "string",

@@ -1,6 +1,7 @@
 /**
- * The progress line of long verbs (write, upsert, scan, vacuum) on stderr: what is being done, rows, bytes,
- * files so far and the elapsed time, redrawn in place at most every 100 ms and erased when the verb ends.
+ * The progress line of long verbs (write, upsert, scan, vacuum, compact, z-order) on stderr: what is being
+ * done, rows, bytes (of a known total, when there is one), files, bins done of bins so far and the elapsed
+ * time, redrawn in place at most every 100 ms and erased when the verb ends.
  * Drawn only when stderr is a terminal; elsewhere (pipes, files, CI logs) every call is a no-op.
  */
 import { formatBytes } from "./units.js";
@@ -9,6 +10,11 @@ export interface ProgressCounts {
   rows?: number;
   bytes?: number;
   files?: number;
+  /** Of `bytesTotal` when set: "12 MiB of 40 MiB". */
+  bytesTotal?: number;
+  /** Work units done of `binsTotal` (compaction's bins): "3/11 bins". */
+  bins?: number;
+  binsTotal?: number;
 }
 
 export interface Progress {
@@ -30,15 +36,26 @@ const NO_PROGRESS: Progress = { start() {}, add() {}, set() {}, done() {} };
 export function createProgress(write: (text: string) => void, isTTY: boolean): Progress {
   if (!isTTY) return NO_PROGRESS;
   let label = "";
-  let counts: Required<ProgressCounts> = { rows: 0, bytes: 0, files: 0 };
+  let counts: Required<ProgressCounts> = {
+    rows: 0,
+    bytes: 0,
+    files: 0,
+    bytesTotal: 0,
+    bins: 0,
+    binsTotal: 0,
+  };
   let started = performance.now();
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastDraw = 0;
   const draw = () => {
     lastDraw = performance.now();
     const parts = [label];
-    if (counts.rows > 0 || counts.bytes === 0) parts.push(`${counts.rows.toLocaleString("en-US")} rows`);
-    parts.push(formatBytes(counts.bytes));
+    const binned = counts.binsTotal > 0;
+    if (binned) parts.push(`${counts.bins}/${counts.binsTotal} bins`);
+    if (counts.rows > 0 || (counts.bytes === 0 && !binned))
+      parts.push(`${counts.rows.toLocaleString("en-US")} rows`);
+    const ofTotal = counts.bytesTotal > 0 ? ` of ${formatBytes(counts.bytesTotal)}` : "";
+    parts.push(`${formatBytes(counts.bytes)}${ofTotal}`);
     if (counts.files > 0) parts.push(`${counts.files} files`);
     parts.push(`${((lastDraw - started) / 1000).toFixed(1)}s`);
     write(`${ERASE_LINE}${parts.join("  ")}`);
@@ -58,9 +75,11 @@ export function createProgress(write: (text: string) => void, isTTY: boolean): P
     },
     add(more) {
       counts = {
+        ...counts,
         rows: counts.rows + (more.rows ?? 0),
         bytes: counts.bytes + (more.bytes ?? 0),
         files: counts.files + (more.files ?? 0),
+        bins: counts.bins + (more.bins ?? 0),
       };
       drawSoon();
     },

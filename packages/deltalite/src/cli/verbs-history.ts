@@ -6,7 +6,7 @@
  */
 import { type RecordBatch, Table } from "apache-arrow";
 import type { HistoryUpsertOptions, HistoryUpsertStats } from "../index.js";
-import { countFlag, keyValueFlag, listFlag, stringFlag } from "./flags.js";
+import { countFlag, keyValueFlag, listFlag, stringFlag, TXN_OPTIONS, txnFlag } from "./flags.js";
 import { usageError, type Verb, type VerbContext } from "./framework.js";
 import { checkInputs, openInputs } from "./input.js";
 import type { OptionDefs } from "./options.js";
@@ -39,6 +39,7 @@ function requiredList(ctx: VerbContext, name: string): string[] {
 /** The HistoryUpsertOptions the flags give (every required one checked before any I/O). */
 function historyOptions(ctx: VerbContext): HistoryUpsertOptions {
   const tieBreakColumn = stringFlag(ctx, "tie-break-column");
+  const timeoutMs = countFlag(ctx, "timeout-ms");
   return {
     keyColumns: requiredList(ctx, "key-columns"),
     orderColumn: requiredFlag(ctx, "order-column", "the column that orders a key's versions"),
@@ -48,6 +49,8 @@ function historyOptions(ctx: VerbContext): HistoryUpsertOptions {
     currentPartition: requiredFlag(ctx, "current-partition", "the partition value of open versions"),
     ...(tieBreakColumn === undefined ? {} : { tieBreakColumn }),
     commitMetadata: keyValueFlag(ctx, "commit-metadata"),
+    ...txnFlag(ctx),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
 }
 
@@ -85,10 +88,17 @@ export const historyUpsertVerb: Verb = {
       value: "KEY=VALUE",
       description: "an entry written flat into the commit's commitInfo",
     },
+    ...TXN_OPTIONS,
+    "timeout-ms": {
+      type: "string",
+      value: "MS",
+      description: "deadline of the whole call in milliseconds (kind timeout) [default: none]",
+    },
   },
   notes: [
     "Closed versions move to the partition named by their valid-to as YYYY-MM (UTC). A run that keeps no",
-    "input row commits nothing (committed: false), so re-running an input after a crash is safe.",
+    "input row commits nothing (committed: false), so re-running an input after a crash is safe. With",
+    "--txn-app-id/--txn-version an input whose batch the table already holds is skipped (skipped: true).",
   ],
   async run(ctx) {
     const options = historyOptions(ctx);
@@ -101,6 +111,7 @@ export const historyUpsertVerb: Verb = {
   },
   human(result) {
     const r = result as HistoryUpsertStats;
+    if (r.skipped) return `skipped: that --txn batch was already applied (table at version ${r.version})\n`;
     const skipped = `${r.rowsDeduped} deduplicated, ${r.rowsReread} re-read, ${r.rowsBackwards} backwards`;
     if (!r.committed) {
       return `nothing to write: no input row is newer than its key's open version (${skipped}); the table stays at version ${r.version}\n`;

@@ -3,13 +3,25 @@
  * plans them; one OPTIMIZE commit), `z-order` (files rewritten sorted by a Z-order curve, as delta-rs's
  * optimize.z_order) and `restore` (one RESTORE commit back to a version or instant).
  */
-import type { CompactOptions, PartitionValueMatch, ZOrderOptions, ZOrderResult } from "@deltalite/compaction";
+import type {
+  CompactOptions,
+  CompactProgress,
+  PartitionValueMatch,
+  ZOrderOptions,
+  ZOrderResult,
+} from "@deltalite/compaction";
 import { bytesFlag, countFlag, keyValueEntries, listFlag } from "./flags.js";
 import { usageError, type Verb, type VerbContext } from "./framework.js";
 import { BYTE_SIZE_HELP, formatBytes } from "./units.js";
 import { openTable, TIME_TRAVEL_OPTIONS, timeTravel } from "./verbs-log.js";
 
 /** Repeated `--partition k=v`: one value per column, or any of several when a column is given twice. */
+/** The progress line of a compaction or Z-order: bins done of bins, input bytes read of the bins' bytes. */
+function binProgress(ctx: VerbContext): (progress: CompactProgress) => void {
+  return (p) =>
+    ctx.progress.set({ bins: p.binsDone, binsTotal: p.bins, bytes: p.bytesDone, bytesTotal: p.bytes });
+}
+
 function partitionsFlag(ctx: VerbContext): CompactOptions["partitions"] {
   const entries = keyValueEntries(ctx, "partition");
   if (entries.length === 0) return undefined;
@@ -70,7 +82,7 @@ export const compactVerb: Verb = {
     };
     const table = await openTable(ctx);
     ctx.progress.start(`compacting ${table.uri}`);
-    const result = await table.compact(options);
+    const result = await table.compact({ ...options, onProgress: binProgress(ctx) });
     ctx.progress.set({ files: result.numFilesRemoved });
     return result;
   },
@@ -125,7 +137,7 @@ export const zOrderVerb: Verb = {
     };
     const table = await openTable(ctx);
     ctx.progress.start(`z-ordering ${table.uri}`);
-    const result = await table.zOrder(columns, options);
+    const result = await table.zOrder(columns, { ...options, onProgress: binProgress(ctx) });
     ctx.progress.set({ files: result.numFilesRemoved });
     return result;
   },

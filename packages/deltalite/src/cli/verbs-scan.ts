@@ -29,8 +29,8 @@ export interface ScanVerbResult {
   rowsRead: number;
 }
 
-/** The output format: `--format`, else the extension's, else NDJSON; a contradiction is refused. */
-function outputFormat(ctx: VerbContext, output: string | undefined): OutputFormat {
+/** The output format: `--format`, else the extension's, else NDJSON; a contradiction is refused (also `changes`'s). */
+export function outputFormat(ctx: VerbContext, output: string | undefined): OutputFormat {
   const given = choiceFlag(ctx, "format", FORMATS);
   const implied = output === undefined ? undefined : formatOfExtension(output);
   if (given !== undefined && implied !== undefined && given !== implied) {

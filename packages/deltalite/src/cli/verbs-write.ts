@@ -55,6 +55,13 @@ export const writeVerb: Verb = {
       value: "merge|overwrite",
       description: "merge: an append may add columns; overwrite: an overwrite may replace the schema",
     },
+    property: {
+      type: "string",
+      multiple: true,
+      value: "KEY=VALUE",
+      description:
+        "a table property of a table this write creates, e.g. delta.enableChangeDataFeed=true (an existing table keeps its own: use set-properties)",
+    },
     "commit-metadata": {
       type: "string",
       multiple: true,
@@ -74,6 +81,7 @@ export const writeVerb: Verb = {
     const mode = choiceFlag(ctx, "mode", MODES) ?? "error";
     const schemaMode = choiceFlag(ctx, "schema-mode", ["merge", "overwrite"] as const);
     const commitMetadata = keyValueFlag(ctx, "commit-metadata");
+    const configuration = keyValueFlag(ctx, "property");
     const targetFileSize = bytesFlag(ctx, "target-file-size");
     const partitionBy = listFlag(ctx, "partition-by");
     const txn = txnFlag(ctx);
@@ -86,6 +94,7 @@ export const writeVerb: Verb = {
       schemaMode,
       targetFileSize,
       ...(Object.keys(commitMetadata).length > 0 ? { commitMetadata } : {}),
+      ...(Object.keys(configuration).length > 0 ? { configuration } : {}),
       ...txn,
       storageOptions: ctx.storageOptions,
     });

@@ -3,6 +3,10 @@
  * table over 64-bit key hashes whose candidates are verified by canonical bytes, so a hash collision never
  * causes a wrong match), counting of NULL-key rows (they never enter the set and never match) and of
  * duplicate non-null keys (rejected by `assertNoDuplicates`, naming the count and the partition).
+ *
+ * The null-safe mode (`{ nullSafe: true }`, the SCD2 history upsert's key index) differs in one point: a
+ * key with NULL parts is a key like any other — it enters the set and matches a key with NULL in the same
+ * parts and equal other parts (SQL's `<=>`). Entries are numbered 0..size-1 in first-occurrence order.
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type EncodedKeys, keySpaceOf } from "./encode-keys.js";
@@ -11,6 +15,11 @@ import { type EncodedKeys, keySpaceOf } from "./encode-keys.js";
 export interface SourceRows {
   readonly keys: EncodedKeys;
   readonly rows?: ArrayLike<number>;
+}
+
+export interface SourceKeySetOptions {
+  /** Keys with NULL parts are keys too: NULL matches NULL in the same part (default false: MERGE equality). */
+  nullSafe?: boolean | undefined;
 }
 
 function capacityFor(n: number): number {
@@ -22,15 +31,16 @@ function capacityFor(n: number): number {
 export class SourceKeySet {
   /** Source rows considered (NULL-key rows included). */
   readonly rowCount: number;
-  /** Rows with a NULL in any key column (never in the set, never matching, never duplicates). */
+  /** Rows with a NULL in any key column (never in the set, never matching, never duplicates — unless null-safe). */
   readonly nullKeyRows: number;
-  /** Non-null rows whose key equals the key of an earlier row. */
+  /** Non-null rows (null-safe: any rows) whose key equals the key of an earlier row. */
   readonly duplicateRows: number;
-  /** Distinct non-null keys. */
+  /** Distinct non-null keys (null-safe: distinct keys). */
   readonly size: number;
   readonly signature: string;
   readonly hasherId: string;
   readonly columns: readonly string[];
+  readonly nullSafe: boolean;
 
   private readonly parts: readonly EncodedKeys[];
   /** Every part holds single-column 8-byte keys: entries carry the key words themselves. */
@@ -43,9 +53,10 @@ export class SourceKeySet {
   private readonly entryData: Uint32Array;
   private firstDuplicate: { part: number; row: number } | undefined;
 
-  private constructor(sources: readonly SourceRows[]) {
+  private constructor(sources: readonly SourceRows[], nullSafe: boolean) {
     const first = sources[0];
     if (first === undefined) throw new DeltaLiteError("generic", "a source key set needs at least one batch");
+    this.nullSafe = nullSafe;
     this.signature = first.keys.signature;
     this.hasherId = first.keys.hasherId;
     this.columns = first.keys.columns;
@@ -71,7 +82,7 @@ export class SourceKeySet {
         const row = source.rows === undefined ? k : (source.rows[k] as number);
         if (keys.isNullKey(row)) {
           nulls++;
-          continue;
+          if (!nullSafe) continue;
         }
         // One probe sequence: stop at an equal key (a duplicate) or at the first empty slot (insert).
         const lo = keys.hashWords[2 * row] as number;
@@ -114,8 +125,11 @@ export class SourceKeySet {
   }
 
   /** Builds the set over one or more batches (or row selections of them) of one partition. */
-  static build(sources: SourceRows | readonly SourceRows[]): SourceKeySet {
-    return new SourceKeySet(Array.isArray(sources) ? sources : [sources as SourceRows]);
+  static build(sources: SourceRows | readonly SourceRows[], options: SourceKeySetOptions = {}): SourceKeySet {
+    return new SourceKeySet(
+      Array.isArray(sources) ? sources : [sources as SourceRows],
+      options.nullSafe === true,
+    );
   }
 
   /**
@@ -133,10 +147,10 @@ export class SourceKeySet {
     );
   }
 
-  /** The entry index of the set key equal to `keys[row]`, or -1 (always -1 for a NULL key). */
+  /** The entry index of the set key equal to `keys[row]`, or -1 (always -1 for a NULL key unless null-safe). */
   find(keys: EncodedKeys, row: number): number {
     const nullKeys = keys.nullKeys;
-    if (nullKeys !== undefined && nullKeys[row] === 1) return -1;
+    if (nullKeys !== undefined && nullKeys[row] === 1 && !this.nullSafe) return -1;
     const hw = keys.hashWords;
     const lo = hw[2 * row] as number;
     const hi = hw[2 * row + 1] as number;
@@ -156,6 +170,7 @@ export class SourceKeySet {
 
   /** Exact comparison of an entry's canonical key with keys[row] (never trusts the hash). */
   private entryEquals(entry: number, keys: EncodedKeys, row: number): boolean {
+    if (this.nullSafe) return this.entryEqualsNullSafe(entry, keys, row);
     const b = keys.words;
     if (b !== undefined && this.wordKeys) {
       return this.entryData[4 * entry + 2] === b[2 * row] && this.entryData[4 * entry + 3] === b[2 * row + 1];
@@ -171,6 +186,23 @@ export class SourceKeySet {
     if (ae - as !== be - bs) return false;
     for (let i = 0; i < ae - as; i++) if (ab[as + i] !== bb[bs + i]) return false;
     return true;
+  }
+
+  /** Null-safe comparison (a NULL single-column key has no canonical bytes: its flag decides). */
+  private entryEqualsNullSafe(entry: number, keys: EncodedKeys, row: number): boolean {
+    const part = this.parts[this.entryPart[entry] as number] as EncodedKeys;
+    return part.sameKeyNullSafe(this.entryRow[entry] as number, keys, row);
+  }
+
+  /** The key of an entry returned by `find`, for messages. */
+  describeEntry(entry: number): string {
+    const { part, row } = this.entrySource(entry);
+    return (this.parts[part] as EncodedKeys).describe(row);
+  }
+
+  /** Throws unless `keys` (e.g. a table file's, read in the table's types) can be looked up here. */
+  assertComparable(keys: EncodedKeys): void {
+    checkComparable(this, keys);
   }
 
   /** True when `keys[row]` is in the set (MERGE equality: a NULL key is never in it). */

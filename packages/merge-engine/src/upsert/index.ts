@@ -1,7 +1,8 @@
 /**
  * The upsert pipeline: validate, plan per partition, prune (stats, probe), rewrite, one MERGE commit — and
  * its building blocks for the engines built on it (the source plan with per-partition key sets, the exact
- * probe of one file, the rewrite of one partition with its dropped-rows hook).
+ * probe of one file, the rewrite of one partition with its dropped-rows hook, the stats pruning with its
+ * null-safe mode).
  */
 
 export { batchBytes, DEFAULT_MAX_SOURCE_BYTES, type UpsertSource } from "./ingest.js";
@@ -13,6 +14,12 @@ export {
   type SourcePartition,
   type SourcePlanInput,
 } from "./source-batch.js";
-export { compareCodePoints, statsMayHoldKey } from "./stats-prune.js";
+export {
+  type ColumnValues,
+  compareCodePoints,
+  type KeyRangeOptions,
+  sourceKeyRanges,
+  statsMayHoldKey,
+} from "./stats-prune.js";
 export type { MissingColumns, PruneStrategy, UpsertOptions, UpsertStats } from "./types.js";
 export { upsert } from "./upsert.js";

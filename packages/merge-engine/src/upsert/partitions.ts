@@ -21,7 +21,7 @@ import {
   serializePartitionValue,
 } from "@deltalite/delta-log";
 import type { WrittenFile } from "@deltalite/parquet-stream";
-import type { HashCollection, ProbeCache } from "@deltalite/probe-cache";
+import { type HashCollection, KeyHashSet, type ProbeCache } from "@deltalite/probe-cache";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
@@ -118,12 +118,14 @@ async function probePartition(
   let probeCached = 0;
   const keys = plan.partition.keys;
   const keySpace = keys.keySpace;
-  const sourceWords = keys.hashWords();
+  // Sorted once (when a file is left to ask about): every cached file is then answered by one forward walk
+  // (KeyHashSet.intersectsSet) instead of a binary search per source key.
+  const sourceHashes = KeyHashSet.fromWords(plan.remaining.length > 0 ? keys.hashWords() : new Uint32Array());
   const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
     checkAborted(signal, snapshot.table);
     // Only NULL keys in this partition's source: nothing can match, nothing to read or ask.
     if (keys.size === 0) return false;
-    const cached = cache.mayContainAny(cacheTable, file.path, keySpace, sourceWords);
+    const cached = cache.mayContainAny(cacheTable, file.path, keySpace, sourceHashes);
     if (cached !== undefined) {
       probeCached++;
       return cached;

@@ -3,7 +3,8 @@
  * whether any of its keys is in the partition's source key set (stopping at the first hit). A file that
  * lacks a key column holds only NULL keys there, which never match. While it reads, it collects the file's
  * key hashes for the probe cache; a file read to the end without a hit is cached (a file with a hit is about
- * to be removed, so its collection is dropped).
+ * to be removed, so its collection is dropped). A file with a hit hands its parsed footer to the rewrite
+ * (`FooterHandoff`), which then opens it without a footer GET.
  */
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
@@ -13,6 +14,7 @@ import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
+import { footerHandoff } from "./footer-handoff.js";
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
@@ -48,6 +50,7 @@ export async function fileHoldsSourceKey(
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
         collection?.abort();
+        footerHandoff(context).offer(file, reader.metadata);
         return true;
       }
     }

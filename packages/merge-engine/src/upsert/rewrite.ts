@@ -8,7 +8,8 @@
  * Delete rows of the source (`deleteColumn`) drop the target rows with their key and are never written.
  * With a `changeData` writer (a table with the change data feed on) every change also goes there as it
  * streams: replaced rows as `update_preimage`, their replacements as `update_postimage`, deleted rows as
- * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data).
+ * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data). A hit file whose footer the
+ * probe handed over (footer-handoff.ts) is opened without a footer GET.
  */
 import {
   type ChangeDataWriter,
@@ -26,6 +27,7 @@ import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { TargetFill } from "./fill-from-target.js";
+import { footerHandoff } from "./footer-handoff.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -104,7 +106,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       const permit = await input.acquireFile();
       let reader: ParquetReader | undefined;
       try {
-        reader = await openLiveFile(input.store, file, input.read);
+        reader = await openLiveFile(input.store, file, input.read, footerHandoff(input.read).take(file));
         const batches = readLiveFile(reader, file, { fields: input.dataSchema.fields }, input.read);
         for await (const batch of batches) {
           const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });

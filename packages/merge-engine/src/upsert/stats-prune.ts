@@ -4,6 +4,11 @@
  * beyond 2^53; no possibly truncated string max), no non-NULL-key source row of the partition has a value
  * inside the file's [min, max], or every key value in the file is NULL. Strings compare in code-point order
  * (= UTF-8 byte order).
+ *
+ * The null-safe mode (`{ nullSafe: true }`, the SCD2 history upsert's: a NULL key part matches a NULL key
+ * part) takes each column's non-NULL values from every row, whatever its other key parts hold, and a file
+ * is ruled out by a column only when no source key — a NULL in that column included — can be in it: a
+ * column where some source key is NULL rules out nothing unless the file's stats say it has no NULL there.
  */
 
 import { compareStrings } from "@deltalite/data-files";
@@ -15,7 +20,6 @@ import {
   type StatBound,
 } from "@deltalite/delta-log";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
-import type { SourcePartition } from "./source-batch.js";
 
 type Value = StatBound;
 
@@ -31,11 +35,18 @@ const compare = (a: Value, b: Value): number =>
         ? 1
         : 0;
 
-/** Sorted distinct source values of one prunable key column. */
-interface ColumnValues {
+/** Sorted source values of one prunable key column. */
+export interface ColumnValues {
   column: string;
   deltaType: string;
   values: Value[];
+  /** Null-safe mode only: some source key is NULL in this column. */
+  hasNull: boolean;
+}
+
+export interface KeyRangeOptions {
+  /** NULL key parts match NULL key parts (see module comment; default false: MERGE equality). */
+  nullSafe?: boolean | undefined;
 }
 
 function valueAt(data: Data, row: number, deltaType: string): Value | undefined {
@@ -61,40 +72,55 @@ function valueAt(data: Data, row: number, deltaType: string): Value | undefined 
   }
 }
 
-/** Prepares the partition's source values per prunable key column (rows with any NULL key part excluded). */
+/**
+ * Prepares the source values per prunable key column of `partition`'s batches (MERGE equality: rows with
+ * any NULL key part excluded; null-safe: see module comment).
+ */
 export function sourceKeyRanges(
-  partition: SourcePartition,
+  partition: { readonly batches: readonly RecordBatch[] },
   keyTypes: Readonly<Record<string, string>>,
+  options: KeyRangeOptions = {},
 ): ColumnValues[] {
   const columns = Object.entries(keyTypes).filter(([, t]) => STATS_PRUNABLE_TYPES.has(t));
+  // Null-safe: a row's NULL in another key part does not take its value of this column out.
+  const skipRowsWithNullIn = options.nullSafe === true ? [] : Object.keys(keyTypes);
   const out: ColumnValues[] = [];
   for (const [column, deltaType] of columns) {
-    const values: Value[] = [];
-    for (const batch of partition.batches) collect(batch, column, deltaType, Object.keys(keyTypes), values);
-    values.sort(compare);
-    out.push({ column, deltaType, values });
+    const found: ColumnValues = { column, deltaType, values: [], hasNull: false };
+    for (const batch of partition.batches)
+      collect(batch, found, skipRowsWithNullIn, options.nullSafe === true);
+    found.values.sort(compare);
+    out.push(found);
   }
   return out;
 }
 
-function collect(batch: RecordBatch, column: string, deltaType: string, keys: string[], into: Value[]): void {
-  const index = batch.schema.fields.findIndex((f) => f.name === column);
-  const data = batch.data.children[index] as Data;
-  const keyData = keys.map(
-    (k) => batch.data.children[batch.schema.fields.findIndex((f) => f.name === k)] as Data,
-  );
+const childNamed = (batch: RecordBatch, name: string) =>
+  batch.data.children[batch.schema.fields.findIndex((f) => f.name === name)] as Data;
+
+function collect(
+  batch: RecordBatch,
+  into: ColumnValues,
+  skipRowsWithNullIn: string[],
+  nullSafe: boolean,
+): void {
+  const data = childNamed(batch, into.column);
+  const keyData = skipRowsWithNullIn.map((k) => childNamed(batch, k));
   for (let row = 0; row < batch.numRows; row++) {
     if (keyData.some((d) => !d.getValid(row))) continue;
-    const v = valueAt(data, row, deltaType);
-    if (v !== undefined) into.push(v);
+    if (nullSafe && !data.getValid(row)) into.hasNull = true;
+    const v = valueAt(data, row, into.deltaType);
+    if (v !== undefined) into.values.push(v);
   }
 }
 
 /** False when the file's stats prove that no source key of the partition can be in it. */
 export function statsMayHoldKey(stats: FileStats | undefined, ranges: readonly ColumnValues[]): boolean {
   if (!stats) return true;
-  for (const { column, deltaType, values } of ranges) {
+  for (const { column, deltaType, values, hasNull } of ranges) {
     const bounds = columnBounds(stats, column, deltaType);
+    // Null-safe: a source NULL here may match the file's NULLs unless the stats say it has none.
+    if (hasNull && (bounds.nullCount === undefined || bounds.nullCount > 0)) continue;
     if (allNull(bounds)) return false; // every key in the file is NULL: nothing can match
     const { min, max } = bounds;
     if (min === undefined && max === undefined) continue;

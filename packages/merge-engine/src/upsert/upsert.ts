@@ -10,7 +10,7 @@
  * merge-commit.ts (the commit). `upsertWithHooks` is the same call with the test hooks (hooks.ts).
  */
 import { setMaxListeners } from "node:events";
-import { CallBudgets } from "@deltalite/data-files";
+import { CallBudgets, withCallDeadline } from "@deltalite/data-files";
 import {
   appTransactionApplied,
   changeDataFeedEnabled,
@@ -21,7 +21,7 @@ import {
   Snapshot,
   schemaToJson,
 } from "@deltalite/delta-log";
-import { DeltaLiteError, isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
+import { isDeltaLiteError } from "@deltalite/errors";
 import { globalProbeCache } from "@deltalite/probe-cache";
 import { defaultKeyHasher } from "../keys/key-hasher.js";
 import { type InternalUpsertOptions, type UpsertHooks, withHooks } from "./hooks.js";
@@ -63,33 +63,10 @@ export async function upsertWithHooks(
 ): Promise<UpsertStats> {
   const options = withHooks(publicOptions, hooks);
   validateUpsertOptions(options, snapshot.table);
-  const timeoutMs = options.timeoutMs;
   // The whole-call deadline: one signal for every wait and request of this call.
-  const deadline = new AbortController();
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(
-          () =>
-            deadline.abort(
-              new DeltaLiteError("timeout", `${snapshot.table}: upsert exceeded timeoutMs (${timeoutMs} ms)`),
-            ),
-          timeoutMs,
-        );
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-  // Every permit wait and request of the call listens to this one signal.
-  setMaxListeners(0, signal);
-  try {
-    return await upsertWithin(snapshot, data, options, signal);
-  } catch (error) {
-    // An unknown commit outcome is the answer even past the deadline (the caller must not retry blindly).
-    if (deadline.signal.aborted && !options.signal?.aborted && !isCommitOutcomeUnknown(error)) {
-      throw deadline.signal.reason;
-    }
-    throw error;
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
+  return withCallDeadline(`${snapshot.table}: upsert`, options.timeoutMs, options.signal, (signal) =>
+    upsertWithin(snapshot, data, options, signal),
+  );
 }
 
 async function upsertWithin(

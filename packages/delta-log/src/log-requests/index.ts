@@ -1,0 +1,11 @@
+/** The log-request economy: refresh and commit probes, the commit-JSON cache, snapshot adoption. */
+export { type CommitAnchor, isSameObject } from "./anchor.js";
+export { COMMIT_JSON_CACHE_LIMITS, type CommitCacheStats, CommitJsonCache } from "./commit-cache.js";
+export {
+  type CommitProbeOutcome,
+  type LogProbeEvent,
+  onLogProbe,
+  type RefreshProbeOutcome,
+} from "./probe-events.js";
+export { type OperationOutcome, TableLog, type TableLogOptions } from "./table-log.js";
+export { PROBE_TRUST_MAX_MS, probeTrustWindowMs } from "./trust.js";
