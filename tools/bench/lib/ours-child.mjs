@@ -1,8 +1,8 @@
 // Owns what every measured run of OUR engine (a `*-ours.mjs` child of a benchmark) does the same way: take
 // its `<table-dir> <batch.parquet> '<json options>'` arguments, load the BUILT `deltalite` package, read the
 // batch Parquet file into one Arrow Table with parquet-stream's reader and open the table (before the call,
-// so neither is timed), time the call with the RSS just before it, and read the process's OS peak RSS
-// (process.resourceUsage().maxRSS).
+// so neither is timed), time the call with the RSS just before it, and report the call's figures (the process's OS peak RSS is
+// process.resourceUsage().maxRSS) and V8's memory after it.
 import { stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -54,5 +54,18 @@ export async function timedCall(call) {
   return { value, callMs: performance.now() - startedAt, startedAt, rssBeforeCallMB };
 }
 
-/** This process's OS peak RSS so far, in MB. */
-export const peakRssMB = () => process.resourceUsage().maxRSS / 1024;
+/** The figures every run prints of its timed call: wall time, setup before it, OS peak RSS, RSS before it. */
+export function callFigures(call, processStarted) {
+  return {
+    callMs: call.callMs,
+    setupMs: call.startedAt - processStarted,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    rssBeforeCallMB: call.rssBeforeCallMB,
+  };
+}
+
+/** V8's heap and the memory outside it, in MB, now (after the call). */
+export function memoryAfterCallMB() {
+  const { heapTotal, external, arrayBuffers } = process.memoryUsage();
+  return { heapTotal: heapTotal / MB, external: external / MB, arrayBuffers: arrayBuffers / MB };
+}

@@ -9,7 +9,13 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { batchRunArgs, peakRssMB, prepareBatchRun, timedCall } from "../lib/ours-child.mjs";
+import {
+  batchRunArgs,
+  callFigures,
+  memoryAfterCallMB,
+  prepareBatchRun,
+  timedCall,
+} from "../lib/ours-child.mjs";
 import { repo } from "../lib/paths.mjs";
 
 // parquet-wasm as the writer loads it (resolved from parquet-stream, so the same module instance): its linear
@@ -23,18 +29,12 @@ const { processStarted, table, source } = await prepareBatchRun(args);
 const call = await timedCall(() => table.upsert(source, args.options));
 const stats = call.value;
 const { wasmMemory } = await import(parquetWasm);
-const { heapTotal, external, arrayBuffers } = process.memoryUsage();
 console.log(
   JSON.stringify({
-    callMs: call.callMs,
-    setupMs: call.startedAt - processStarted,
-    peakRssMB: peakRssMB(),
-    rssBeforeCallMB: call.rssBeforeCallMB,
+    ...callFigures(call, processStarted),
     afterCallMB: {
       wasmMemory: wasmMemory().buffer.byteLength / 1024 / 1024,
-      heapTotal: heapTotal / 1024 / 1024,
-      external: external / 1024 / 1024,
-      arrayBuffers: arrayBuffers / 1024 / 1024,
+      ...memoryAfterCallMB(),
     },
     version: stats.version,
     stats,

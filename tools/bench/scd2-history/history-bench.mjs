@@ -18,10 +18,11 @@
 // child's OS maxrss; the recipe's is the larger of its two processes), RSS pre-call MB, and ours' counters.
 // Then ours/delta-rs (peak RSS, call time) and, from the first size to each larger one, each contender's
 // peak RSS growth while the table grows (ours must grow ≤ 10%).
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { finishRun, runMain, writeJsonReport } from "../lib/bench-main.mjs";
 import { runJsonChild } from "../lib/child-json.mjs";
 import { parseBenchFlags } from "../lib/flags.mjs";
 import { MB, oraclePython as python, repo } from "../lib/paths.mjs";
@@ -185,15 +186,8 @@ async function main() {
   for (const rows of sizes) summary.push(await measureSize(await ensureTable(flags, rows), workDir, knobs));
   console.log(`\n${startLine}`);
   printSummary(summary);
-  if (flags.json) {
-    const stripped = summary.map((s) => ({ ...s, results: s.results.map(({ tableDir, ...r }) => r) }));
-    await writeFile(flags.json, `${JSON.stringify({ knobs, summary: stripped }, null, 2)}\n`);
-  }
-  if (summary.some((s) => !s.identical)) process.exitCode = 1;
-  else await rm(workDir, { recursive: true, force: true });
+  if (flags.json) await writeJsonReport(flags.json, knobs, summary);
+  await finishRun(summary, workDir);
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runMain(main);

@@ -6,7 +6,13 @@
 // measured run of ours shares are ../lib/ours-child.mjs.
 //
 //   node history-ours.mjs <table-dir> <batch.parquet> '<json HistoryUpsertOptions>'
-import { batchRunArgs, peakRssMB, prepareBatchRun, timedCall } from "../lib/ours-child.mjs";
+import {
+  batchRunArgs,
+  callFigures,
+  memoryAfterCallMB,
+  prepareBatchRun,
+  timedCall,
+} from "../lib/ours-child.mjs";
 
 const args = batchRunArgs(
   "usage: node history-ours.mjs <table-dir> <batch.parquet> '<json HistoryUpsertOptions>'",
@@ -14,19 +20,11 @@ const args = batchRunArgs(
 const { processStarted, table, source } = await prepareBatchRun(args);
 const call = await timedCall(() => table.historyUpsert(source, args.options));
 const stats = call.value;
-const { heapTotal, external, arrayBuffers } = process.memoryUsage();
 const { maintenanceError, ...counts } = stats;
 console.log(
   JSON.stringify({
-    callMs: call.callMs,
-    setupMs: call.startedAt - processStarted,
-    peakRssMB: peakRssMB(),
-    rssBeforeCallMB: call.rssBeforeCallMB,
-    afterCallMB: {
-      heapTotal: heapTotal / 1024 / 1024,
-      external: external / 1024 / 1024,
-      arrayBuffers: arrayBuffers / 1024 / 1024,
-    },
+    ...callFigures(call, processStarted),
+    afterCallMB: memoryAfterCallMB(),
     version: stats.version,
     stats: { ...counts, ...(maintenanceError ? { maintenanceError: String(maintenanceError) } : {}) },
   }),
