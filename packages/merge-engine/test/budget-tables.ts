@@ -139,9 +139,15 @@ export class LiveBytes implements BudgetObserver {
 /** Passes every call through and tells `meter` the bytes each data-file GET returned. */
 export class MeteredStore implements ObjectStore {
   readonly root: string;
+  /**
+   * `arrivalDelayMs`: how long a data-file GET's bytes, already counted as arrived, wait before the caller
+   * gets them — as a busy event loop or a slow network delivers them. Several fetches then overlap, which
+   * is what a byte budget has to bound (a local disk answers too fast for that to happen by itself).
+   */
   constructor(
     private readonly inner: ObjectStore,
     private readonly meter: LiveBytes,
+    private readonly arrivalDelayMs = 0,
   ) {
     this.root = inner.root;
   }
@@ -150,13 +156,17 @@ export class MeteredStore implements ObjectStore {
   }
   async get(key: string, options?: GetOptions): Promise<Uint8Array> {
     const bytes = await this.inner.get(key, options);
-    if (key.endsWith(".parquet") && !key.startsWith("_delta_log/")) this.meter.arrived(bytes.byteLength);
+    if (key.endsWith(".parquet") && !key.startsWith("_delta_log/")) {
+      this.meter.arrived(bytes.byteLength);
+      if (this.arrivalDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.arrivalDelayMs));
+    }
     return bytes;
   }
   head(key: string, options?: SignalOptions): Promise<ObjectMeta> {
     return this.inner.head(key, options);
   }
-  put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult> {
+  async put(key: string, data: Uint8Array, options?: PutOptions): Promise<PutResult> {
+    await this.#slowWrite(key);
     return this.inner.put(key, data, options);
   }
   putMultipart(
@@ -164,7 +174,20 @@ export class MeteredStore implements ObjectStore {
     data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     options?: MultipartPutOptions,
   ): Promise<PutResult> {
-    return this.inner.putMultipart(key, data, options);
+    const slowWrite = (k: string) => this.#slowWrite(k);
+    async function* slowed() {
+      for await (const part of data) {
+        await slowWrite(key);
+        yield part;
+      }
+    }
+    return this.inner.putMultipart(key, this.arrivalDelayMs > 0 ? slowed() : data, options);
+  }
+  /** Data-file writes take `arrivalDelayMs` per part too (an upload), so the writer pushes back. */
+  async #slowWrite(key: string): Promise<void> {
+    if (this.arrivalDelayMs > 0 && key.endsWith(".parquet") && !key.startsWith("_delta_log/")) {
+      await new Promise((resolve) => setTimeout(resolve, this.arrivalDelayMs));
+    }
   }
   list(prefix: string, options?: ListOptions): AsyncIterable<ObjectMeta> {
     return this.inner.list(prefix, options);

@@ -65,8 +65,8 @@ describe("the upsert's budgets", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function run(name: string, meter: LiveBytes, options: Partial<UpsertOptions>) {
-    const store = new MeteredStore(new LocalFileStore(uri(name)), meter);
+  async function run(name: string, meter: LiveBytes, options: Partial<UpsertOptions>, arrivalDelayMs = 0) {
+    const store = new MeteredStore(new LocalFileStore(uri(name)), meter, arrivalDelayMs);
     return upsertWithHooks(
       await Snapshot.open(store),
       sourceBatch(table, STRIDE, 50),
@@ -115,19 +115,32 @@ describe("the upsert's budgets", () => {
 
   it("four concurrent upserts: the sum of their live bytes stays within the shared process budgets", async () => {
     const shared = { fetch: 128 * KIB, buffer: 128 * KIB };
+    // The writer hands rows to its encoder (a worker thread) every 128 KiB and each data-file GET's bytes
+    // arrive 5 ms before the reader gets them, so without a binding budget the fetches pile up (they did
+    // not on a fast local disk once encoding left the reading thread: the precondition below failed).
+    const concurrent: Partial<UpsertOptions> = { ...eager, maxRowGroupBytes: MIB };
+    const ARRIVAL_DELAY_MS = 5;
     const freeMeter = new LiveBytes();
     const freeBudgets = roomy();
     await Promise.all(
-      ["f0", "f1", "f2", "f3"].map((name) => run(name, freeMeter, { ...eager, processBudgets: freeBudgets })),
+      ["f0", "f1", "f2", "f3"].map((name) =>
+        run(name, freeMeter, { ...concurrent, processBudgets: freeBudgets }, ARRIVAL_DELAY_MS),
+      ),
     );
     expect(freeMeter.peakFetched).toBeGreaterThan(shared.fetch);
-    expect(freeMeter.peakDecoded).toBeGreaterThan(shared.buffer);
+    // Decoded batches no longer pile up here even without a budget: each stream hands its batch on before
+    // it decodes the next, and encoding runs on the encoder worker, so the writer never keeps the reader
+    // waiting with a batch in hand. The decoded bound below is still checked; the tiny-budget cases and
+    // the single upsert above are where the decoded budget has to bind.
+    expect(freeMeter.peakDecoded).toBeGreaterThan(0);
 
     const meter = new LiveBytes();
     // Only the byte budgets are small: partitions and files leave plenty of concurrency.
     const budgets = processBudgets(64, 256, shared.buffer, shared.fetch);
     const results = await Promise.all(
-      ["c0", "c1", "c2", "c3"].map((name) => run(name, meter, { ...eager, processBudgets: budgets })),
+      ["c0", "c1", "c2", "c3"].map((name) =>
+        run(name, meter, { ...concurrent, processBudgets: budgets }, ARRIVAL_DELAY_MS),
+      ),
     );
     expect(meter.arrivedTotal).toBe(meter.admittedTotal);
     expect(meter.peakFetched).toBeLessThanOrEqual(shared.fetch + meter.largestFetchAdmission);

@@ -18,11 +18,14 @@ import {
 } from "../lib/ours-child.mjs";
 import { repo } from "../lib/paths.mjs";
 
-// parquet-wasm as the writer loads it (resolved from parquet-stream, so the same module instance): its linear
-// memory only grows, so its size after the call is the writer's high-water mark.
+// parquet-wasm's linear memory only grows, so its size after the call is a high-water mark: the encoder
+// worker's instance (parquet-stream's encoderWasmMemoryBytes) plus this thread's, if it loaded one.
 const parquetWasm = pathToFileURL(
   createRequire(resolve(repo, "packages/parquet-stream/package.json")).resolve("parquet-wasm"),
 ).href;
+const { encoderWasmMemoryBytes } = await import(
+  pathToFileURL(resolve(repo, "packages/parquet-stream/dist/index.js")).href
+);
 
 const args = batchRunArgs("usage: node upsert-ours.mjs <table-dir> <batch.parquet> '<json UpsertOptions>'");
 const { processStarted, table, source } = await prepareBatchRun(args);
@@ -33,7 +36,7 @@ console.log(
   JSON.stringify({
     ...callFigures(call, processStarted),
     afterCallMB: {
-      wasmMemory: wasmMemory().buffer.byteLength / 1024 / 1024,
+      wasmMemory: (wasmMemory().buffer.byteLength + (await encoderWasmMemoryBytes())) / 1024 / 1024,
       ...memoryAfterCallMB(),
     },
     version: stats.version,

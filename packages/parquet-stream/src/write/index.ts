@@ -1,5 +1,6 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
+export { encoderWasmMemoryBytes } from "./encoder-pool.js";
 export {
   DEFAULT_CODEC,
   DEFAULT_CREATED_BY,

@@ -1,7 +1,9 @@
 /**
  * The streaming Parquet writer: Arrow RecordBatches in, Parquet objects out, encoded by parquet-wasm
- * (arrow-rs parquet 59 — DataPage V1, dictionary on, page statistics, strings in footer statistics
- * truncated to 64 bytes, all as delta-rs writes them). One row group is encoded at a time; a file closes at
+ * (arrow-rs parquet 59 — DataPage V1, page statistics, strings in footer statistics truncated to 64 bytes,
+ * all as delta-rs writes them; dictionary encoding except for columns the stream's first batch shows to be
+ * mostly distinct, dictionary-policy.ts) on the encoder worker thread (encoder-pool.ts, encoder-worker.ts).
+ * One row group is encoded at a time; a file closes at
  * the first row-group boundary at or beyond `targetFileSize` and the next one starts; bytes stream to the
  * store as row groups complete. Each finished file is described by its key, size, row count and parsed
  * footer (read from the bytes just streamed, not from the store).
@@ -10,17 +12,13 @@ import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import { makeData, RecordBatch, RecordBatchStreamWriter, Struct } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
-import * as wasm from "parquet-wasm";
+import { DictionaryPolicy } from "./dictionary-policy.js";
+import { EncoderSession, encodeWhole } from "./encoder-pool.js";
+import type { EncoderSettings } from "./encoder-worker.js";
 import { ObjectSink } from "./object-sink.js";
-import {
-  type ParquetCodec,
-  type ResolvedWriteOptions,
-  resolveWriteOptions,
-  type WriteParquetOptions,
-} from "./options.js";
-import { MAX_SLICE_ROWS, sliceBytesFor, wasmSlices } from "./wasm-batches.js";
+import { type ResolvedWriteOptions, resolveWriteOptions, type WriteParquetOptions } from "./options.js";
+import { encoderSlices, MAX_SLICE_ROWS, sliceBytesFor, toIpc } from "./wasm-batches.js";
 
-/** One Parquet object the writer completed. */
 /** One Parquet object `writeParquetFiles` wrote. */
 export interface WrittenFile {
   /** The object's key in the store (from `nextKey`). */
@@ -44,23 +42,16 @@ export const FOOTER_PARSERS: Partial<ParquetParsers> = {
   dateFromDays: (days: number) => days,
 };
 
-const WASM_CODECS: Record<ParquetCodec, wasm.Compression> = {
-  snappy: wasm.Compression.SNAPPY,
-  zstd: wasm.Compression.ZSTD,
-  uncompressed: wasm.Compression.UNCOMPRESSED,
-};
-
-function writerProperties(options: ResolvedWriteOptions): wasm.WriterProperties {
-  let builder = new wasm.WriterPropertiesBuilder()
-    .setWriterVersion(wasm.WriterVersion.V1)
-    .setCompression(WASM_CODECS[options.codec])
-    .setMaxRowGroupSize(options.maxRowGroupRows)
-    .setMaxRowGroupBytes(options.maxRowGroupBytes)
-    .setStatisticsEnabled(wasm.EnabledStatistics.Page)
-    .setCreatedBy(options.createdBy);
-  const entries = Object.entries(options.keyValueMetadata);
-  if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
-  return builder.build();
+function encoderSettings(options: ResolvedWriteOptions, plainColumns: readonly string[]): EncoderSettings {
+  return {
+    codec: options.codec,
+    maxRowGroupRows: options.maxRowGroupRows,
+    maxRowGroupBytes: options.maxRowGroupBytes,
+    targetFileSize: options.targetFileSize,
+    createdBy: options.createdBy,
+    keyValueMetadata: options.keyValueMetadata,
+    plainColumns,
+  };
 }
 
 /** Reads the footer out of the bytes the sink kept, or (when it is larger than that) from the store. */
@@ -82,44 +73,13 @@ async function parseFooter(
   return parquetMetadata(bytes, { parsers: FOOTER_PARSERS });
 }
 
-/** A one-item look-ahead over an async iterator. */
-class Peekable<T> {
-  readonly #source: AsyncIterator<T>;
-  #next: IteratorResult<T> | undefined;
-
-  constructor(source: AsyncIterator<T>) {
-    this.#source = source;
-  }
-
-  async peek(): Promise<IteratorResult<T>> {
-    this.#next ??= await this.#source.next();
-    return this.#next;
-  }
-
-  async take(): Promise<IteratorResult<T>> {
-    const result = await this.peek();
-    this.#next = undefined;
-    return result;
-  }
-
-  /** Puts a value back in front (only when nothing is peeked). */
-  putBack(value: T): void {
-    this.#next = { done: false, value };
-  }
-
-  async close(): Promise<void> {
-    const pending = this.#next;
-    this.#next = undefined;
-    if (pending && !pending.done) (pending.value as { free?: () => void }).free?.();
-    await this.#source.return?.();
-  }
+/** The file being written: its key and the sink its bytes stream into. */
+interface OpenFile {
+  key: string;
+  sink: ObjectSink;
 }
 
-async function writeOneFile(
-  store: ObjectStore,
-  slices: Peekable<wasm.RecordBatch>,
-  options: ResolvedWriteOptions,
-): Promise<WrittenFile> {
+function openFile(store: ObjectStore, options: ResolvedWriteOptions): OpenFile {
   const key = options.nextKey();
   const sink = new ObjectSink(store, key, {
     mode: "create",
@@ -129,83 +89,68 @@ async function writeOneFile(
     concurrency: options.multipartConcurrency,
     signal: options.signal,
   });
-  let numRows = 0;
-  let inputFailure: unknown;
-  const input = new ReadableStream<wasm.RecordBatch>(
-    {
-      async pull(controller) {
-        try {
-          // Let the output side take in row groups parquet-rs just flushed before judging the size.
-          await new Promise((resolve) => setImmediate(resolve));
-          options.signal?.throwIfAborted();
-          if (numRows > 0 && sink.size >= options.targetFileSize) {
-            controller.close();
-            return;
-          }
-          const next = await slices.take();
-          if (next.done) {
-            controller.close();
-            return;
-          }
-          // Never let a slice straddle a row-count boundary: row groups then close exactly at the row cap,
-          // and the size check above runs at every row-group boundary.
-          let slice = next.value;
-          const room = options.maxRowGroupRows - (numRows % options.maxRowGroupRows);
-          if (slice.numRows > room) {
-            const whole = slice;
-            slice = whole.slice(0, room);
-            slices.putBack(whole.slice(room, whole.numRows - room));
-            whole.free();
-          }
-          numRows += slice.numRows;
-          controller.enqueue(slice);
-        } catch (error) {
-          inputFailure = error;
-          controller.error(error);
-        }
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  return { key, sink };
+}
+
+/** Completes the object and describes it; a file that lost rows is removed and refused. */
+async function finishFile(
+  store: ObjectStore,
+  { key, sink }: OpenFile,
+  numRows: number,
+  signal: AbortSignal | undefined,
+): Promise<WrittenFile> {
+  const { size, tail } = await sink.finish();
+  const metadata = await parseFooter(store, key, size, tail, signal);
+  if (Number(metadata.num_rows) !== numRows) {
+    // parquet-wasm's stream transform drops batches it fails to encode without reporting it: never hand
+    // out a file that lost rows.
+    await store.delete(key).catch(() => undefined);
+    throw new DeltaLiteError(
+      "generic",
+      `parquet encoder wrote ${metadata.num_rows} of ${numRows} rows into ${key}; the file was removed`,
+    );
+  }
+  return { key, size, numRows, metadata };
+}
+
+/**
+ * Sends the stream's slices to the worker, then `end`. The settings go with the first slice (the dictionary
+ * policy has judged the first batch by then). A failure here (the input's, a schema mismatch, an abort) fails
+ * the session, so the side reading the worker's events throws it.
+ */
+async function feed(
+  session: EncoderSession,
+  slices: AsyncIterable<RecordBatch>,
+  settings: () => EncoderSettings,
+): Promise<void> {
+  let begun = false;
   try {
-    const output = (await wasm.transformParquetStream(
-      input,
-      writerProperties(options),
-    )) as ReadableStream<Uint8Array>;
-    for await (const chunk of output) {
-      await sink.write(chunk);
+    for await (const slice of slices) {
+      if (!begun) session.begin(settings());
+      begun = true;
+      await session.send(toIpc(slice));
     }
-    if (inputFailure !== undefined) throw inputFailure;
-    const { size, tail } = await sink.finish();
-    const metadata = await parseFooter(store, key, size, tail, options.signal);
-    if (Number(metadata.num_rows) !== numRows) {
-      // parquet-wasm's stream transform drops batches it fails to encode without reporting it: never hand
-      // out a file that lost rows.
-      await store.delete(key).catch(() => undefined);
-      throw new DeltaLiteError(
-        "generic",
-        `parquet encoder wrote ${metadata.num_rows} of ${numRows} rows into ${key}; the file was removed`,
-      );
-    }
-    return { key, size, numRows, metadata };
-  } catch (caught) {
-    const error = inputFailure ?? caught;
-    await sink.abort(error);
-    throw asWriteError(error, key, options.signal);
+    if (!begun) session.begin(settings());
+    session.end();
+  } catch (error) {
+    session.fail(error);
   }
 }
 
-function asWriteError(error: unknown, key: string, signal: AbortSignal | undefined): unknown {
+function asWriteError(error: unknown, key: string | undefined, signal: AbortSignal | undefined): unknown {
   if (isDeltaLiteError(error)) return error;
+  const what = key ?? "(before the first file)";
   if (signal?.aborted)
-    return new DeltaLiteError("aborted", `parquet write aborted: ${key}`, { cause: error });
+    return new DeltaLiteError("aborted", `parquet write aborted: ${what}`, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
-  return new DeltaLiteError("generic", `writing parquet file ${key} failed: ${message}`, { cause: error });
+  return new DeltaLiteError("generic", `writing parquet file ${what} failed: ${message}`, { cause: error });
 }
 
 /**
  * Writes `batches` into as many Parquet objects as `targetFileSize` asks for, yielding each as it completes.
- * No object is written for an input without rows.
+ * No object is written for an input without rows. The encoding runs on a worker thread (encoder-pool.ts)
+ * while this thread prepares the next slices and streams finished bytes to the store; a failure anywhere
+ * (input, worker, store, signal) aborts the file being written and ends the worker.
  */
 export async function* parquetFileStream(
   store: ObjectStore,
@@ -213,17 +158,47 @@ export async function* parquetFileStream(
   options: WriteParquetOptions,
 ): AsyncGenerator<WrittenFile> {
   const resolved = resolveWriteOptions(options);
+  const { signal } = resolved;
+  signal?.throwIfAborted();
   const limits = {
     maxSliceBytes: sliceBytesFor(resolved.maxRowGroupBytes),
     maxSliceRows: Math.min(MAX_SLICE_ROWS, resolved.maxRowGroupRows),
   };
-  const slices = new Peekable(wasmSlices(batches, resolved.schema, limits, resolved.signal));
+  const dictionary = new DictionaryPolicy();
+  const slices = encoderSlices(dictionary.observe(batches), resolved.schema, limits, signal);
+  const session = new EncoderSession();
+  const onAbort = () => session.fail(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const feeding = feed(session, slices, () => encoderSettings(resolved, dictionary.plainColumns));
+  let current: OpenFile | undefined;
+  let key: string | undefined;
+  let clean = false;
   try {
-    while (!(await slices.peek()).done) {
-      yield await writeOneFile(store, slices, resolved);
+    for (let event = await session.next(); event.type !== "done"; event = await session.next()) {
+      if (event.type === "fileStart") {
+        current = openFile(store, resolved);
+        key = current.key;
+      } else if (event.type === "chunk") {
+        await current?.sink.write(event.bytes);
+        session.ack();
+      } else if (event.type === "fileDone" && current) {
+        const done = current;
+        current = undefined;
+        yield await finishFile(store, done, event.numRows, signal);
+      }
     }
+    clean = true;
+  } catch (caught) {
+    session.fail(caught);
+    await current?.sink.abort(caught);
+    current = undefined;
+    throw asWriteError(caught, key, signal);
   } finally {
-    await slices.close();
+    signal?.removeEventListener("abort", onAbort);
+    if (!clean) session.fail(new DeltaLiteError("aborted", "parquet write stopped before its end"));
+    await current?.sink.abort(new DeltaLiteError("aborted", "parquet write stopped before its end"));
+    session.close();
+    await feeding;
   }
 }
 
@@ -255,9 +230,10 @@ export async function writeEmptyParquetFile(
     schema,
     makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children } as never) as never,
   );
-  const table = wasm.Table.fromIPCStream(RecordBatchStreamWriter.writeAll([empty]).toUint8Array(true));
-  // writeParquet takes ownership of the table (and frees it).
-  const bytes = wasm.writeParquet(table, writerProperties(resolved));
+  const bytes = await encodeWhole(
+    RecordBatchStreamWriter.writeAll([empty]).toUint8Array(true).slice(),
+    encoderSettings(resolved, []),
+  );
   await store.put(key, bytes, { mode: "create", signal: resolved.signal });
   const metadata = await parseFooter(store, key, bytes.byteLength, bytes, resolved.signal);
   return { key, size: bytes.byteLength, numRows: 0, metadata };

@@ -1,7 +1,9 @@
 /**
- * apache-arrow RecordBatches → parquet-wasm (arrow-rs) RecordBatches, in slices small enough that parquet-rs
- * can close a row group at its byte limit (it only checks between batches) and that WebAssembly memory
- * holds one slice plus the row group being encoded. The batch crosses into WASM as an Arrow IPC stream.
+ * apache-arrow RecordBatches → the slices handed to the encoder worker (encoder-worker.ts), as Arrow IPC
+ * streams: small enough that parquet-rs can close a row group at its byte limit (it only checks between
+ * batches) and that WebAssembly memory holds one slice plus the row group being encoded, and large enough
+ * that the fixed cost of each crossing (an IPC schema and message, a WASM table, a batch through parquet-rs's
+ * writer: ~1–3 ms) is paid rarely: consecutive small batches are appended into one slice first.
  */
 import { DeltaLiteSchemaMismatchError } from "@deltalite/errors";
 import {
@@ -13,7 +15,7 @@ import {
   type Schema,
   Struct,
 } from "apache-arrow";
-import * as wasm from "parquet-wasm";
+import { canConcat, concatRows } from "../arrow/concat.js";
 
 /** Upper bound of the decoded bytes handed to parquet-rs in one batch. */
 export const MAX_SLICE_BYTES = 4 * 1024 * 1024;
@@ -101,34 +103,104 @@ export function checkBatchSchema(expected: Schema, batch: RecordBatch): void {
   }
 }
 
+/** Bytes of the ArrayBuffers a Data's buffers live in (each counted once): what holding the Data keeps alive. */
+function retainedBytes(data: Data, seen = new Set<ArrayBufferLike>()): number {
+  let total = 0;
+  for (const view of [data.nullBitmap, data.valueOffsets, data.values] as (ArrayBufferView | undefined)[]) {
+    if (!view || seen.has(view.buffer)) continue;
+    seen.add(view.buffer);
+    total += view.buffer.byteLength;
+  }
+  for (const child of data.children) total += retainedBytes(child, seen);
+  return total;
+}
+
+export interface SliceLimits {
+  maxSliceBytes: number;
+  maxSliceRows: number;
+}
+
 /**
- * Yields WASM batches of at most `maxSliceBytes` decoded bytes and `maxSliceRows` rows each, in input order.
- * Every yielded batch must be handed to parquet-wasm or freed.
+ * Appends consecutive small batches until the next one would pass a slice limit. Only batches that keep
+ * little memory alive wait here (what they retain counts against `maxSliceBytes`), so the pending rows never
+ * hold more than one slice's worth of memory; anything else flushes the pending rows and passes on alone.
  */
-export async function* wasmSlices(
+class SliceGatherer {
+  readonly #limits: SliceLimits;
+  readonly #enabled: boolean;
+  #pending: RecordBatch[] = [];
+  #rows = 0;
+  #bytes = 0;
+
+  constructor(schema: Schema, limits: SliceLimits) {
+    this.#limits = limits;
+    this.#enabled = schema.fields.every((f) => canConcat(f.type));
+  }
+
+  /** The slices ready to cross after adding `piece` (of `bytes` decoded bytes), in order. */
+  add(piece: RecordBatch, bytes: number): RecordBatch[] {
+    const { maxSliceBytes, maxSliceRows } = this.#limits;
+    const retained = this.#enabled ? retainedBytes(piece.data) : Number.POSITIVE_INFINITY;
+    const fits = (rows: number, size: number) => rows <= maxSliceRows && size <= maxSliceBytes;
+    if (!fits(piece.numRows, retained)) return [...this.flush(), piece];
+    const out = fits(this.#rows + piece.numRows, this.#bytes + Math.max(bytes, retained)) ? [] : this.flush();
+    this.#pending.push(piece);
+    this.#rows += piece.numRows;
+    this.#bytes += Math.max(bytes, retained);
+    return out;
+  }
+
+  /** The pending rows as one slice (none when nothing waits). */
+  flush(): RecordBatch[] {
+    if (this.#pending.length === 0) return [];
+    const slice = concatRows(this.#pending);
+    this.#pending = [];
+    this.#rows = 0;
+    this.#bytes = 0;
+    return [slice];
+  }
+}
+
+/** A batch cut into pieces of at most the slice limits (by its average decoded bytes per row). */
+function* piecesOf(
+  batch: RecordBatch,
+  limits: SliceLimits,
+): Generator<{ piece: RecordBatch; bytes: number }> {
+  const rows = batch.numRows;
+  const bytesPerRow = Math.max(1, batchDecodedBytes(batch) / rows);
+  const sliceRows = Math.max(
+    1,
+    Math.min(limits.maxSliceRows, Math.floor(limits.maxSliceBytes / bytesPerRow)),
+  );
+  for (let start = 0; start < rows; start += sliceRows) {
+    const end = Math.min(rows, start + sliceRows);
+    const piece = start === 0 && end === rows ? batch : batch.slice(start, end);
+    yield { piece, bytes: Math.ceil(bytesPerRow * (end - start)) };
+  }
+}
+
+/** One batch as an Arrow IPC stream in a buffer of its own (so it can be transferred to the worker). */
+export function toIpc(batch: RecordBatch): Uint8Array {
+  const ipc = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
+  return ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice();
+}
+
+/**
+ * Yields batches of at most `maxSliceBytes` decoded bytes and `maxSliceRows` rows each, conformed to `schema`,
+ * in input order; consecutive small input batches come out appended into one.
+ */
+export async function* encoderSlices(
   batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
   schema: Schema,
-  limits: { maxSliceBytes: number; maxSliceRows: number },
+  limits: SliceLimits,
   signal: AbortSignal | undefined,
-): AsyncGenerator<wasm.RecordBatch> {
+): AsyncGenerator<RecordBatch> {
+  const gatherer = new SliceGatherer(schema, limits);
   for await (const input of batches) {
     signal?.throwIfAborted();
     const batch = conformBatch(schema, input);
-    const rows = batch.numRows;
-    if (rows === 0) continue;
-    const bytesPerRow = Math.max(1, batchDecodedBytes(batch) / rows);
-    const sliceRows = Math.max(
-      1,
-      Math.min(limits.maxSliceRows, Math.floor(limits.maxSliceBytes / bytesPerRow)),
-    );
-    for (let start = 0; start < rows; start += sliceRows) {
-      const piece =
-        start === 0 && sliceRows >= rows ? batch : batch.slice(start, Math.min(rows, start + sliceRows));
-      const ipc = RecordBatchStreamWriter.writeAll([piece]).toUint8Array(true);
-      const table = wasm.Table.fromIPCStream(ipc);
-      const converted = table.recordBatches();
-      table.free();
-      for (const b of converted) yield b;
-    }
+    if (batch.numRows === 0) continue;
+    for (const { piece, bytes } of piecesOf(batch, limits)) yield* gatherer.add(piece, bytes);
   }
+  yield* gatherer.flush();
 }

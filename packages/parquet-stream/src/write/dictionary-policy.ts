@@ -1,0 +1,102 @@
+/**
+ * Which columns parquet-rs should not try to dictionary-encode. parquet-rs (like delta-rs's writer) starts
+ * every column chunk with a dictionary and falls back to PLAIN only once the dictionary passes its page
+ * limit (1 MiB). A fixed-width column of mostly distinct values (ids, timestamps, amounts, prices) never
+ * reaches that limit in a row group of ordinary size, so it is hashed value by value into a dictionary as
+ * large as the data, plus the indices: about a third of all encoding time in WebAssembly, for files no
+ * faster to read (BENCHMARKS.md §5). The policy samples the stream's first batch: a top-level fixed-width
+ * column whose sampled non-null values are more than half distinct is written PLAIN. Strings and binary
+ * keep parquet-rs's default (their PLAIN pages read slower in pyarrow than the dictionary-then-fallback
+ * pages, measured), as do booleans and nested columns. Values and statistics are the same either way; only
+ * the page encoding differs.
+ */
+import { type Data, type RecordBatch, Type } from "apache-arrow";
+
+/** Rows of the first batch looked at (evenly spread over it). */
+export const DICTIONARY_SAMPLE_ROWS = 256;
+/** A column whose sampled non-null values are more than this share distinct is written PLAIN. */
+export const MAX_DICTIONARY_DISTINCT_SHARE = 0.5;
+/** Below this many sampled non-null values a column keeps the default (too few to judge). */
+const MIN_SAMPLED_VALUES = 32;
+
+/** FNV-1a over a value's bytes: equal values give equal keys (a rare collision only keeps the default). */
+function bytesKey(bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return hash >>> 0;
+}
+
+/** Row i's value is bytes [i·width, (i+1)·width) (undefined: the column is not judged). */
+function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | undefined {
+  switch (data.type.typeId) {
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Decimal:
+    case Type.FixedSizeBinary: {
+      // Fixed-width values are sliced to the Data's rows.
+      const view = data.values as unknown as ArrayBufferView;
+      const width = view.byteLength / data.length;
+      if (!Number.isInteger(width) || width === 0) return undefined;
+      return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength), width };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function isValid(data: Data, i: number): boolean {
+  const bitmap = data.nullBitmap;
+  if (data.nullCount === 0 || !bitmap || bitmap.length === 0) return true;
+  const at = data.offset + i;
+  return ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1;
+}
+
+/** True when the sampled non-null values of `data` are mostly distinct. */
+function mostlyDistinct(data: Data): boolean {
+  if (data.length === 0) return false;
+  const values = fixedWidthValues(data);
+  if (values === undefined) return false;
+  const { bytes, width } = values;
+  const step = Math.max(1, data.length / DICTIONARY_SAMPLE_ROWS);
+  const seen = new Set<number>();
+  let sampled = 0;
+  for (let at = 0; at < data.length; at += step) {
+    const i = Math.floor(at);
+    if (!isValid(data, i)) continue;
+    sampled++;
+    seen.add(bytesKey(bytes, i * width, (i + 1) * width));
+  }
+  return sampled >= MIN_SAMPLED_VALUES && seen.size > MAX_DICTIONARY_DISTINCT_SHARE * sampled;
+}
+
+/** The top-level fixed-width columns of `batch` to write without a dictionary. */
+export function plainColumns(batch: RecordBatch): string[] {
+  return batch.schema.fields
+    .filter((_field, c) => mostlyDistinct(batch.data.children[c] as Data))
+    .map((field) => field.name);
+}
+
+/** Passes `batches` through and records the plain columns of the first non-empty one. */
+export class DictionaryPolicy {
+  #plain: readonly string[] = [];
+
+  /** The columns to write PLAIN (empty until the first rows went by). */
+  get plainColumns(): readonly string[] {
+    return this.#plain;
+  }
+
+  async *observe(batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>): AsyncGenerator<RecordBatch> {
+    let judged = false;
+    for await (const batch of batches) {
+      if (!judged && batch.numRows > 0) {
+        this.#plain = plainColumns(batch);
+        judged = true;
+      }
+      yield batch;
+    }
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The Parquet encoder that runs in a worker thread: its own parquet-wasm (parquet-rs) instance turns the
+ * Arrow IPC slices the main thread sends into Parquet bytes, file after file, so encoding overlaps the
+ * main thread's reading, decoding and filtering. It owns the writer properties (`EncoderSettings`) and the
+ * file and row-group boundaries: a file closes at the first row-group boundary at or beyond
+ * `targetFileSize`, and no slice straddles a `maxRowGroupRows` boundary. Flow control: a slice is
+ * acknowledged (`taken`) when it is handed to parquet-rs, and no further slice is handed over while more
+ * than one output chunk waits for the main thread's `ack` (its bytes reached the sink).
+ *
+ * One worker serves every stream of the process at once (messages carry the stream's `id`), as one
+ * parquet-wasm instance served them on the main thread before: WebAssembly memory grows to one high-water
+ * mark, not one per stream.
+ *
+ * The body is one self-contained function whose source text starts the worker (`eval`), so the same code
+ * runs from the TypeScript sources (tests) and from the built package; it may use nothing but its argument.
+ */
+import type * as ParquetWasm from "parquet-wasm";
+import type { ParquetCodec } from "./options.js";
+
+type WasmBatch = ParquetWasm.RecordBatch;
+
+/** Everything parquet-rs needs to know about the files of one stream. */
+export interface EncoderSettings {
+  codec: ParquetCodec;
+  maxRowGroupRows: number;
+  maxRowGroupBytes: number;
+  targetFileSize: number;
+  createdBy: string;
+  keyValueMetadata: Record<string, string>;
+  /** Columns written without a dictionary (dictionary-policy.ts). */
+  plainColumns: readonly string[];
+}
+
+/** Main thread → worker (`id` names the stream). */
+export type ToEncoder = { id: number } & (
+  | { type: "begin"; settings: EncoderSettings }
+  | { type: "slice"; ipc: Uint8Array }
+  | { type: "end" }
+  | { type: "ack" }
+  | { type: "abort" }
+  | { type: "whole"; ipc: Uint8Array; settings: EncoderSettings }
+  | { type: "memory" }
+);
+
+/** Worker → main thread. */
+export type FromEncoder = { id: number } & (
+  | { type: "taken" }
+  | { type: "fileStart" }
+  | { type: "chunk"; bytes: Uint8Array }
+  | { type: "fileDone"; numRows: number }
+  | { type: "done" }
+  | { type: "whole"; bytes: Uint8Array }
+  | { type: "memory"; bytes: number }
+  | { type: "error"; message: string }
+);
+
+/** The worker's code. Runs in the worker with `require` (CommonJS eval); `wasmEntry` is parquet-wasm's node build. */
+function encoderWorkerMain(wasmEntry: string): void {
+  const { parentPort } = require("node:worker_threads");
+  const wasm: typeof ParquetWasm = require(wasmEntry);
+  const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
+    snappy: wasm.Compression.SNAPPY,
+    zstd: wasm.Compression.ZSTD,
+    uncompressed: wasm.Compression.UNCOMPRESSED,
+  };
+  /** Output chunks of a stream posted and not yet stored by the main thread, above which input waits. */
+  const MAX_UNACKED_CHUNKS = 1;
+
+  function properties(settings: EncoderSettings) {
+    let builder = new wasm.WriterPropertiesBuilder()
+      .setWriterVersion(wasm.WriterVersion.V1)
+      .setCompression(codecs[settings.codec])
+      .setMaxRowGroupSize(settings.maxRowGroupRows)
+      .setMaxRowGroupBytes(settings.maxRowGroupBytes)
+      .setStatisticsEnabled(wasm.EnabledStatistics.Page)
+      .setCreatedBy(settings.createdBy);
+    const entries = Object.entries(settings.keyValueMetadata);
+    if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
+    for (const column of settings.plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
+    return builder.build();
+  }
+
+  /** One stream being encoded: slices waiting, whether `end` came, chunks unacknowledged, who waits. */
+  class Stream {
+    readonly queue: Uint8Array[] = [];
+    readonly carry: WasmBatch[] = [];
+    ended = false;
+    aborted = false;
+    unacked = 0;
+    #waiters: (() => void)[] = [];
+    constructor(readonly id: number) {}
+
+    post(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): void {
+      if (!this.aborted) parentPort.postMessage({ id: this.id, ...message }, transfer);
+    }
+
+    async until(ready: () => boolean): Promise<void> {
+      while (!ready()) {
+        if (this.aborted) throw new Error("stream aborted");
+        await new Promise<void>((resolve) => this.#waiters.push(resolve));
+      }
+      if (this.aborted) throw new Error("stream aborted");
+    }
+
+    wake(): void {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+
+    /** True once a slice is waiting; false when the stream ended without one. */
+    async hasInput(): Promise<boolean> {
+      await this.until(() => this.carry.length > 0 || this.queue.length > 0 || this.ended);
+      return this.carry.length > 0 || this.queue.length > 0;
+    }
+
+    /** The next WASM batch (undefined at the end); the caller hands it on or frees it. */
+    async nextBatch(): Promise<WasmBatch | undefined> {
+      if (!(await this.hasInput())) return undefined;
+      if (this.carry.length === 0) {
+        const table = wasm.Table.fromIPCStream(this.queue.shift() as Uint8Array);
+        this.post({ type: "taken" });
+        this.carry.push(...table.recordBatches());
+        table.free();
+      }
+      return this.carry.shift();
+    }
+  }
+  const streams = new Map<number, Stream>();
+
+  async function encodeFile(stream: Stream, settings: EncoderSettings): Promise<void> {
+    let numRows = 0;
+    let bytes = 0;
+    let inputFailure: unknown;
+    stream.post({ type: "fileStart" });
+    const input = new ReadableStream({
+      async pull(controller) {
+        try {
+          // Let the output side take in row groups parquet-rs just flushed before judging the size.
+          await new Promise((resolve) => setImmediate(resolve));
+          await stream.until(() => stream.unacked <= MAX_UNACKED_CHUNKS);
+          if (numRows > 0 && bytes >= settings.targetFileSize) return controller.close();
+          let batch = await stream.nextBatch();
+          if (batch === undefined) return controller.close();
+          // Never let a slice straddle a row-count boundary: row groups then close exactly at the row cap,
+          // and the size check above runs at every row-group boundary.
+          const room = settings.maxRowGroupRows - (numRows % settings.maxRowGroupRows);
+          if (batch.numRows > room) {
+            const whole = batch;
+            batch = whole.slice(0, room);
+            stream.carry.unshift(whole.slice(room, whole.numRows - room));
+            whole.free();
+          }
+          numRows += batch.numRows;
+          controller.enqueue(batch);
+        } catch (error) {
+          inputFailure = error;
+          controller.error(error);
+        }
+      },
+    });
+    const output = await wasm.transformParquetStream(input, properties(settings));
+    // Output is read as soon as parquet-rs flushes it (so the size check sees it); the flow control is on
+    // the input side, which waits while the main thread has not yet stored an earlier chunk.
+    for await (const chunk of output as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength;
+      const own =
+        chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice();
+      stream.unacked++;
+      stream.post({ type: "chunk", bytes: own }, [own.buffer as ArrayBuffer]);
+    }
+    if (inputFailure !== undefined) throw inputFailure;
+    await stream.until(() => stream.unacked === 0);
+    stream.post({ type: "fileDone", numRows });
+  }
+
+  async function encodeStream(stream: Stream, settings: EncoderSettings): Promise<void> {
+    try {
+      while (await stream.hasInput()) await encodeFile(stream, settings);
+      stream.post({ type: "done" });
+    } catch (error) {
+      stream.post({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      for (const batch of stream.carry.splice(0)) batch.free();
+      streams.delete(stream.id);
+    }
+  }
+
+  function encodeWhole(id: number, ipc: Uint8Array, settings: EncoderSettings): void {
+    try {
+      // writeParquet takes ownership of the table (and frees it).
+      const bytes = wasm.writeParquet(wasm.Table.fromIPCStream(ipc), properties(settings));
+      parentPort.postMessage({ id, type: "whole", bytes }, [bytes.buffer as ArrayBuffer]);
+    } catch (error) {
+      parentPort.postMessage({
+        id,
+        type: "error",
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  parentPort.on("message", (message: ToEncoder) => {
+    if (message.type === "whole") return encodeWhole(message.id, message.ipc, message.settings);
+    if (message.type === "memory") {
+      return parentPort.postMessage({
+        id: message.id,
+        type: "memory",
+        bytes: wasm.wasmMemory().buffer.byteLength,
+      });
+    }
+    if (message.type === "begin") {
+      const stream = new Stream(message.id);
+      streams.set(message.id, stream);
+      void encodeStream(stream, message.settings);
+      return;
+    }
+    const stream = streams.get(message.id);
+    if (!stream) return;
+    if (message.type === "slice") stream.queue.push(message.ipc);
+    else if (message.type === "end") stream.ended = true;
+    else if (message.type === "ack") stream.unacked--;
+    else if (message.type === "abort") stream.aborted = true;
+    stream.wake();
+  });
+}
+
+/** The source text a worker is started from (`new Worker(source, { eval: true })`). */
+export function encoderWorkerSource(wasmEntry: string): string {
+  return `(${encoderWorkerMain.toString()})(${JSON.stringify(wasmEntry)});`;
+}

@@ -1,0 +1,116 @@
+/**
+ * The encoder runs on a worker thread: a worker that dies mid-write fails that write with a typed error,
+ * leaves no object for the file it was encoding (files already handed out stay, as before), and the next
+ * write gets a fresh worker and succeeds; many writes at once each get their own worker and their own rows.
+ */
+import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
+import type { RecordBatch } from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import {
+  encoderWasmMemoryBytes,
+  parquetFileStream,
+  readParquetObjects,
+  type WrittenFile,
+  writeParquetFiles,
+} from "../src/index.js";
+import { endEncoderWorker } from "../src/write/encoder-pool.js";
+import { sequenceTable } from "./write-helpers.js";
+
+const schema = sequenceTable(0, 1, 12).schema;
+
+async function keys(store: ObjectStore): Promise<string[]> {
+  const out: string[] = [];
+  for await (const meta of store.list("")) out.push(meta.key);
+  return out.sort();
+}
+
+async function ids(store: ObjectStore, file: WrittenFile): Promise<bigint[]> {
+  const objects = await readParquetObjects(store, file.key, { size: file.size, columns: ["id"] });
+  return objects.map((o) => o.id as bigint);
+}
+
+/** 40 batches of 5,000 rows; the worker is ended after `crashAfter` of them were handed over. */
+async function* batches(crashAfter: number): AsyncGenerator<RecordBatch> {
+  for (let b = 0; b < 40; b++) {
+    if (b === crashAfter) await endEncoderWorker();
+    yield sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch;
+  }
+}
+
+describe("parquet encoding on a worker thread", () => {
+  it("a worker that dies mid-write fails the write cleanly; the next write succeeds", async () => {
+    const store = new InMemoryStore();
+    let n = 0;
+    const written: WrittenFile[] = [];
+    const options = {
+      schema,
+      nextKey: () => `f${n++}.parquet`,
+      maxRowGroupRows: 10_000,
+      targetFileSize: 400_000,
+      codec: "uncompressed" as const,
+    };
+    const failure = await (async () => {
+      for await (const file of parquetFileStream(store, batches(30), options)) written.push(file);
+    })().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "generic" });
+    expect(String((failure as Error).message)).toMatch(/encoder worker/);
+    // Files before the crash are complete and listed; the one being encoded left nothing behind.
+    expect(written.length).toBeGreaterThan(0);
+    expect(await keys(store)).toEqual(written.map((f) => f.key).sort());
+    for (const file of written) expect((await ids(store, file)).length).toBe(file.numRows);
+
+    const again = new InMemoryStore();
+    const files = await writeParquetFiles(again, batches(-1), {
+      ...options,
+      nextKey: () => `g${n++}.parquet`,
+    });
+    const all = (await Promise.all(files.map((f) => ids(again, f)))).flat();
+    expect(all).toEqual(Array.from({ length: 200_000 }, (_, i) => BigInt(i)));
+  });
+
+  it("a write that fails on its input leaves the worker serving the writes beside it", async () => {
+    const store = new InMemoryStore();
+    async function* mismatched(): AsyncGenerator<RecordBatch> {
+      yield sequenceTable(0, 70_000, 12).batches[0] as RecordBatch; // past one slice: it reaches the worker
+      yield sequenceTable(0, 10, 12).select(["id"]).batches[0] as RecordBatch;
+    }
+    const [bad, good] = await Promise.allSettled([
+      writeParquetFiles(store, mismatched(), { schema, nextKey: () => "bad.parquet" }),
+      writeParquetFiles(store, batches(-1), {
+        schema,
+        nextKey: () => "good.parquet",
+        targetFileSize: 1 << 30,
+      }),
+    ]);
+    expect(bad).toMatchObject({ status: "rejected", reason: { kind: "schema_mismatch" } });
+    expect(good.status).toBe("fulfilled");
+    expect(await keys(store)).toEqual(["good.parquet"]);
+    const file = (good as PromiseFulfilledResult<WrittenFile[]>).value[0] as WrittenFile;
+    expect(await ids(store, file)).toEqual(Array.from({ length: 200_000 }, (_, i) => BigInt(i)));
+  });
+
+  it("concurrent writes each keep their own rows", async () => {
+    const store = new InMemoryStore();
+    const results = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (w) => {
+        let n = 0;
+        const input = Array.from(
+          { length: 6 },
+          (_, b) => sequenceTable(w * 1e6 + b * 3000, 3000, 12).batches[0] as RecordBatch,
+        );
+        const files = await writeParquetFiles(store, input, {
+          schema,
+          nextKey: () => `w${w}-${n++}.parquet`,
+          maxRowGroupRows: 4000,
+          targetFileSize: 100_000,
+        });
+        return (await Promise.all(files.map((f) => ids(store, f)))).flat();
+      }),
+    );
+    results.forEach((got, w) => {
+      expect(got).toEqual(Array.from({ length: 18_000 }, (_, i) => BigInt(w * 1e6 + i)));
+    });
+    // One worker encoded them all: its WebAssembly memory is the encoder's high-water mark.
+    expect(await encoderWasmMemoryBytes()).toBeGreaterThan(1 << 20);
+  });
+});
