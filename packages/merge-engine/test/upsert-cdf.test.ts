@@ -20,7 +20,7 @@ import { upsert } from "../src/index.js";
 import { oracleWorkspace } from "./oracle-workspace.js";
 import { FLAG, keysOf, type Row, scenarioArb, tableOf } from "./upsert-scenarios.js";
 
-const RUNS = Number(process.env.DELTALITE_UPSERT_CDF_RUNS ?? 60);
+const RUNS = Number(process.env.DELTALITE_UPSERT_CDF_RUNS ?? 200);
 const PARTS = ["a", "b", "c"];
 const CDF = { "delta.enableChangeDataFeed": "true" };
 const ws = oracleWorkspace("deltalite-upsert-cdf-");
