@@ -1,6 +1,7 @@
 /**
  * What one bin's Parquet writer may hold, derived from the call's knobs, so that the writer's memory is the
- * memory the knobs name. Measured on parquet-wasm 0.8 (`pnpm bench compact`, tools/bench/compaction): its
+ * memory the knobs name. Measured on parquet-wasm 0.8 with the encoder on the main thread (one 104 MB bin:
+ * 264 MB of WebAssembly memory at the old 128 MiB encoded cap, 141 MB at 32 MiB, 76 MB at 16 MiB): its
  * encoder caps a row group by ENCODED bytes (not decoded ones), and while a row group is open and flushed it
  * holds about four to five copies of those encoded bytes in WebAssembly memory (pages, the file buffer it
  * grows, the chunk it hands out), memory that never shrinks back. So:

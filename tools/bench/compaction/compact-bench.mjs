@@ -18,8 +18,9 @@
 //
 // Printed per size and contender: call s (the compact call alone), peak RSS MB (the child's OS maxrss),
 // RSS pre-call MB, files rm/add and MB rm/add (the commit's actions). Then ours/delta-rs and ours/original
-// (peak RSS, call time); where ours' memory above its pre-call RSS went (peaks of V8 heap, ArrayBuffers and
-// parquet-wasm's WebAssembly memory); and the bound it checks: peak RSS − pre-call RSS ≤ the sum of its
+// (peak RSS, call time); where ours' memory above its pre-call RSS went (peaks of the main thread's V8 heap,
+// ArrayBuffers and parquet-wasm's WebAssembly memory there; the encoder runs on a worker thread whose memory
+// those counters do not see, so the rest is printed as such); and the bound it checks: peak RSS − pre-call RSS ≤ the sum of its
 // memory knobs (maxBufferedBytes + maxFetchBytes + maxParallelBins × (maxRowGroupDecodedBytes +
 // multipartPartSizeBytes)) + a fixed base. The base is measured in the same run by a fourth contender,
 // "deltalite (base)": ours with the same maxParallelBins and small byte knobs (BASE_KNOBS); its peak RSS −
@@ -290,7 +291,7 @@ function printSummary(summary, knobs) {
     const bound = knobsMB + base;
     const p = ours.peaksAboveBefore;
     console.log(
-      `${s.size.label}: ours above pre-call: peak RSS +${above.toFixed(0)} MB; peaks of V8 heap +${p.heapMB.toFixed(0)}, ArrayBuffers +${p.arrayBuffersMB.toFixed(0)}, WebAssembly memory +${p.wasmMB.toFixed(0)} MB`,
+      `${s.size.label}: ours above pre-call: peak RSS +${above.toFixed(0)} MB; peaks of V8 heap +${p.heapMB.toFixed(0)}, ArrayBuffers +${p.arrayBuffersMB.toFixed(0)}, main-thread WebAssembly memory +${p.wasmMB.toFixed(0)} MB; the rest, about ${(above - p.heapMB - p.arrayBuffersMB - p.wasmMB).toFixed(0)} MB, is outside the main thread's counters (the encoder's worker thread: its heap and WebAssembly memory; native allocations)`,
     );
     console.log(
       `${s.size.label}: fixed base = ${OURS_BASE} peak RSS − pre-call (${(baseRun.peakRssMB - baseRun.rssBeforeCallMB).toFixed(0)} MB) − its knobs' sum (${baseKnobsMB.toFixed(0)} MB) = ${base.toFixed(0)} MB`,
