@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { isCommitOutcomeUnknown, isDeltaLiteError } from "@deltalite/errors";
 import type { ProxyFault } from "@deltalite/tools/fault-proxy";
 import { tableToIPC } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DeltaLiteTable } from "../src/index.js";
 import {
   dataFilesOnServer,
@@ -290,6 +290,15 @@ describe("the CLI through the proxy", () => {
 });
 
 describe("a refresh that fails after a landed commit", () => {
+  // A handle that adopts its own commit's snapshot and probes instead of listing makes no LIST here: these
+  // cases are the listing refresh's, so the two switches are off (log-requests-*.test.ts cover them on).
+  const SWITCHES = ["DELTALITE_ADOPT_COMMIT_SNAPSHOT", "DELTALITE_PROBE_REFRESH"];
+  beforeEach(() => {
+    for (const name of SWITCHES) process.env[name] = "off";
+  });
+  afterEach(() => {
+    for (const name of SWITCHES) delete process.env[name];
+  });
   for (const op of ["upsert", "vacuum"] as const) {
     it(`${op}: the landed commit is the answer; the handle reloads before its next use`, async () => {
       const name = `refresh-${op}-${++n}`;
