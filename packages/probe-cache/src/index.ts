@@ -12,3 +12,4 @@ export {
 } from "./global-cache.js";
 export { KeyHashSet } from "./key-hash-set.js";
 export { ENTRY_OVERHEAD_BYTES, HashCollection, ProbeCache, type ProbeCacheStats } from "./probe-cache.js";
+export { ProbeKeys } from "./probe-keys.js";

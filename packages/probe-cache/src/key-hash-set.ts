@@ -9,8 +9,8 @@
  */
 
 export class KeyHashSet {
-  /** (lo, hi) word pairs in ascending 64-bit order, unique. */
-  private readonly words: Uint32Array;
+  /** (lo, hi) word pairs in ascending 64-bit order, unique. Read by ProbeKeys; never modified. */
+  readonly words: Uint32Array;
 
   private constructor(words: Uint32Array) {
     this.words = words;
@@ -83,52 +83,8 @@ export class KeyHashSet {
     return false;
   }
 
-  /**
-   * True when the two sets share a hash. Both are sorted, so one forward walk answers: each hash of the
-   * smaller set gallops ahead in the larger from where the previous one stopped — O(s·log(l/s)) steps, where
-   * `intersects` costs O(s·log l) with a cache miss at each step. Build the probe set once (`fromWords`)
-   * and ask many files with it.
-   */
-  intersectsSet(other: KeyHashSet): boolean {
-    const [small, large] = this.size <= other.size ? [this.words, other.words] : [other.words, this.words];
-    const largeCount = large.length >> 1;
-    let from = 0;
-    for (let i = 0; i < small.length && from < largeCount; i += 2) {
-      const lo = small[i] as number;
-      const hi = small[i + 1] as number;
-      from = gallopTo(large, from, largeCount, lo, hi);
-      if (from < largeCount && large[2 * from] === lo && large[2 * from + 1] === hi) return true;
-    }
-    return false;
-  }
-
   /** The hashes as 64-bit numbers, ascending. */
   toHashes(): BigUint64Array {
     return new BigUint64Array(this.words.buffer, this.words.byteOffset, this.words.length >> 1);
   }
-}
-
-/** True when hash `at` of `words` is below the hash (hi, lo). */
-function below(words: Uint32Array, at: number, lo: number, hi: number): boolean {
-  const h = words[2 * at + 1] as number;
-  return h < hi || (h === hi && (words[2 * at] as number) < lo);
-}
-
-/** The first index in [from, count) whose hash is not below (hi, lo) (count when none): gallop, then bisect. */
-function gallopTo(words: Uint32Array, from: number, count: number, lo: number, hi: number): number {
-  if (from >= count || !below(words, from, lo, hi)) return from;
-  // Invariant: hash `low` is below the target; the answer lies in (low, high].
-  let low = from;
-  let step = 1;
-  while (low + step < count && below(words, low + step, lo, hi)) {
-    low += step;
-    step *= 2;
-  }
-  let high = Math.min(low + step, count);
-  while (high - low > 1) {
-    const mid = (low + high) >> 1;
-    if (below(words, mid, lo, hi)) low = mid;
-    else high = mid;
-  }
-  return high;
 }

@@ -11,6 +11,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { KeyHashSet } from "./key-hash-set.js";
+import { ProbeKeys } from "./probe-keys.js";
 
 /** Bytes charged per entry besides its hashes (map slot, entry object, typed-array header). */
 export const ENTRY_OVERHEAD_BYTES = 160;
@@ -126,19 +127,19 @@ export class ProbeCache {
   }
 
   /**
-   * May the file hold one of the keys whose hashes are `probe` — (lo, hi) word pairs, or a KeyHashSet (the
-   * fast form when one probe asks many files: see `KeyHashSet.intersectsSet`)? true: maybe (read or rewrite
-   * it); false: certainly not; undefined: not cached. Never false for a file holding one of the keys.
+   * May the file hold one of the keys whose hashes are `probe` — (lo, hi) word pairs, or ProbeKeys (the fast
+   * form when one probe asks many files)? true: maybe (read or rewrite it); false: certainly not; undefined:
+   * not cached. Never false for a file holding one of the keys.
    */
   mayContainAny(
     table: string,
     path: string,
     keySpace: string,
-    probe: Uint32Array | KeyHashSet,
+    probe: Uint32Array | ProbeKeys,
   ): boolean | undefined {
     const hashes = this.lookup(table, path, keySpace);
     if (hashes === undefined) return undefined;
-    return probe instanceof KeyHashSet ? hashes.intersectsSet(probe) : hashes.intersects(probe);
+    return probe instanceof ProbeKeys ? probe.sharedWith(hashes) : hashes.intersects(probe);
   }
 
   /** True when the file is cached in `keySpace` (no LRU touch, no counters). */

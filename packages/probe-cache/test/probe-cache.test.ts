@@ -3,7 +3,7 @@
  * the per-entry cap (maxBytes/8), the in-flight cap (maxBytes/4) of collections, hit/miss counters,
  * key spaces, invalidation (also of collections in flight), 0 = off, the environment variable (an invalid
  * value is a typed error where the process-wide cache is first sized, not at import) and the process-wide
- * functions; KeyHashSet against a Set<bigint>.
+ * functions; KeyHashSet and ProbeKeys against a Set<bigint>.
  */
 import { isDeltaLiteError } from "@deltalite/errors";
 import fc from "fast-check";
@@ -15,6 +15,7 @@ import {
   globalProbeCache,
   KeyHashSet,
   ProbeCache,
+  ProbeKeys,
   probeCacheBytesFromEnv,
   probeCacheStats,
   setProbeCacheMaxBytes,
@@ -61,37 +62,38 @@ describe("KeyHashSet", () => {
     );
   });
 
-  it("intersectsSet answers like the per-hash intersects, from either side, on sets of any sizes", () => {
-    // Hashes from a small pool of words (equal hi words with other lo words, both orders of magnitude)
-    // make shared and near-miss hashes frequent; sizes run from empty to a few hundred.
-    const word = fc.constantFrom(0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff);
+  it("ProbeKeys.sharedWith answers like the per-hash intersects, on sets of any sizes (both strategies)", () => {
+    // Hashes from a small pool of words (equal lo words with other hi words, so filter slots collide; both
+    // ends of the range) make shared and near-miss hashes frequent; sizes run from empty to a few hundred,
+    // so both the scan and the per-source-key search run.
+    const word = fc.constantFrom(0, 1, 2, 1024, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff);
     const hash = fc.tuple(word, word).map(([hi, lo]) => (BigInt(hi) << 32n) | BigInt(lo));
     const anyHash = fc.oneof(hash, fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }));
     fc.assert(
       fc.property(
         fc.array(anyHash, { maxLength: 300 }),
-        fc.array(anyHash, { maxLength: 40 }),
-        (left, right) => {
-          const a = setOf(left);
-          const b = setOf(right);
-          const expected = right.some((h) => new Set(left).has(h));
-          expect(a.intersectsSet(b)).toBe(expected);
-          expect(b.intersectsSet(a)).toBe(expected);
-          expect(a.intersects(words(right))).toBe(expected);
+        fc.array(anyHash, { maxLength: 300 }),
+        (file, source) => {
+          const expected = source.some((h) => new Set(file).has(h));
+          expect(ProbeKeys.fromWords(words(source)).sharedWith(setOf(file))).toBe(expected);
+          expect(setOf(file).intersects(words(source))).toBe(expected);
         },
       ),
       { numRuns: 500 },
     );
   });
 
-  it("intersectsSet finds a single shared hash at either end or the middle of a large set", () => {
-    const large = setOf(Array.from({ length: 5000 }, (_, i) => BigInt(i) * 0x1_0000_0001n));
+  it("ProbeKeys finds one shared hash anywhere in a large file, from a small and from a large source", () => {
+    const file = setOf(Array.from({ length: 5000 }, (_, i) => BigInt(i) * 0x1_0000_0001n));
     for (const at of [0, 1, 2499, 4998, 4999]) {
       const shared = BigInt(at) * 0x1_0000_0001n;
-      expect(large.intersectsSet(setOf([shared + 1n, shared, shared - 1n]))).toBe(true);
+      const misses = Array.from({ length: 9000 }, (_, i) => BigInt(i) * 0x1_0000_0001n + 0x8000_0000n);
+      expect(ProbeKeys.fromWords(words([shared + 1n, shared])).sharedWith(file)).toBe(true);
+      expect(ProbeKeys.fromWords(words([...misses, shared])).sharedWith(file)).toBe(true);
+      expect(ProbeKeys.fromWords(words(misses)).sharedWith(file)).toBe(false);
     }
-    expect(large.intersectsSet(setOf([5n, 0x1_0000_0002n, 5000n * 0x1_0000_0001n]))).toBe(false);
-    expect(large.intersectsSet(setOf([]))).toBe(false);
+    expect(ProbeKeys.fromWords(words([])).sharedWith(file)).toBe(false);
+    expect(ProbeKeys.fromWords(words([0n])).sharedWith(setOf([]))).toBe(false);
   });
 });
 
@@ -123,12 +125,12 @@ describe("ProbeCache", () => {
     cache.put(TABLE, "f", SPACE, setOf([10n, 20n]));
     expect(cache.mayContainAny(TABLE, "f", SPACE, words([5n, 20n]))).toBe(true);
     expect(cache.mayContainAny(TABLE, "f", SPACE, words([5n, 6n]))).toBe(false);
-    expect(cache.mayContainAny(TABLE, "f", SPACE, setOf([5n, 20n]))).toBe(true);
-    expect(cache.mayContainAny(TABLE, "f", SPACE, setOf([5n, 6n]))).toBe(false);
+    expect(cache.mayContainAny(TABLE, "f", SPACE, ProbeKeys.fromWords(words([5n, 20n])))).toBe(true);
+    expect(cache.mayContainAny(TABLE, "f", SPACE, ProbeKeys.fromWords(words([5n, 6n])))).toBe(false);
     expect(cache.mayContainAny(TABLE, "f", "other-keys", words([20n]))).toBeUndefined();
     expect(cache.mayContainAny(TABLE, "g", SPACE, words([20n]))).toBeUndefined();
     expect(cache.mayContainAny("s3://bucket/other", "f", SPACE, words([20n]))).toBeUndefined();
-    expect(cache.stats()).toMatchObject({ hits: 2, misses: 3, entries: 1 });
+    expect(cache.stats()).toMatchObject({ hits: 4, misses: 3, entries: 1 });
     cache.clear();
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 0, entries: 0, size: 0 });
   });

@@ -21,7 +21,7 @@ import {
   serializePartitionValue,
 } from "@deltalite/delta-log";
 import type { WrittenFile } from "@deltalite/parquet-stream";
-import { type HashCollection, KeyHashSet, type ProbeCache } from "@deltalite/probe-cache";
+import { type HashCollection, type ProbeCache, ProbeKeys } from "@deltalite/probe-cache";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
@@ -65,24 +65,25 @@ export interface PartitionOutcome {
   cdc: CdcAction[];
 }
 
-/** Each source partition's candidate files, and those its Add stats cannot rule out. */
+/**
+ * Each source partition's candidate files, and those its Add stats cannot rule out. One pass over the live
+ * files keeps only those of a touched partition (a table of thousands of partitions and a batch touching one
+ * allocates nothing per other file).
+ */
 export function planPartitions(
   snapshot: Snapshot,
   partitions: readonly SourcePartition[],
   shape: TableShape,
   strategy: string,
 ): PartitionPlan[] {
-  const filesByPartition = new Map<string, FileView[]>();
-  const partitionId = (values: Readonly<Record<string, string | null>>) =>
-    shape.partitionColumn === undefined ? "" : `v:${values[shape.partitionColumn] ?? "\u0000null"}`;
-  for (const file of snapshot.files) {
-    const id = partitionId(fileValues(file, shape));
-    const list = filesByPartition.get(id);
-    if (list) list.push(file);
-    else filesByPartition.set(id, [file]);
-  }
+  const column = shape.partitionColumn;
+  const filesByValue = new Map<string | null, FileView[]>();
+  for (const partition of partitions)
+    filesByValue.set(column === undefined ? null : (partition.values[column] ?? null), []);
+  for (const file of snapshot.files) filesByValue.get(fileValue(file, shape))?.push(file);
   return partitions.map((partition) => {
-    const candidates = filesByPartition.get(partitionId(partition.values)) ?? [];
+    const candidates =
+      filesByValue.get(column === undefined ? null : (partition.values[column] ?? null)) ?? [];
     let remaining = candidates;
     if (strategy !== "none") {
       const ranges = sourceKeyRanges(partition, shape.keyTypes);
@@ -94,15 +95,16 @@ export function planPartitions(
 
 /**
  * A file's partition value compared by value: parsed with the column's type and serialised the way the
- * source's values are (another writer may spell the same timestamp or number differently).
+ * source's values are (another writer may spell the same timestamp or number differently); null for NULL
+ * and on an unpartitioned table.
  */
-function fileValues(file: FileView, shape: TableShape): Record<string, string | null> {
+function fileValue(file: FileView, shape: TableShape): string | null {
   const column = shape.partitionColumn;
-  if (column === undefined) return {};
+  if (column === undefined) return null;
   const text = file.partitionValues[column] ?? null;
-  if (shape.partitionType === undefined || shape.partitionType === "string") return { [column]: text };
+  if (shape.partitionType === undefined || shape.partitionType === "string") return text;
   const type = shape.partitionType as Parameters<typeof parsePartitionValue>[1];
-  return { [column]: serializePartitionValue(parsePartitionValue(text, type), type) };
+  return serializePartitionValue(parsePartitionValue(text, type), type);
 }
 
 /** The files of the plan that hold a source key (cache first, then the exact probe under file permits). */
@@ -118,9 +120,8 @@ async function probePartition(
   let probeCached = 0;
   const keys = plan.partition.keys;
   const keySpace = keys.keySpace;
-  // Sorted once (when a file is left to ask about): every cached file is then answered by one forward walk
-  // (KeyHashSet.intersectsSet) instead of a binary search per source key.
-  const sourceHashes = KeyHashSet.fromWords(plan.remaining.length > 0 ? keys.hashWords() : new Uint32Array());
+  // Built once per partition (when a file is left to ask about), asked of every cached file (ProbeKeys).
+  const sourceHashes = ProbeKeys.fromWords(plan.remaining.length > 0 ? keys.hashWords() : new Uint32Array());
   const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
     checkAborted(signal, snapshot.table);
     // Only NULL keys in this partition's source: nothing can match, nothing to read or ask.
