@@ -2,16 +2,21 @@
  * S3 ObjectStore over `@aws-sdk/client-s3` (loaded lazily: only opening an `s3://` URI pulls in the SDK).
  * `create` is `If-None-Match: *` and `{ ifMatch }` is `If-Match` on PutObject and on
  * CompleteMultipartUpload; before the first `create` against a custom endpoint a one-time probe checks
- * that the endpoint really refuses a second conditional put, because a server that ignores the header would
- * let two writers both win a commit. Given a `requestTimeout` policy, every call has a request deadline (the
- * rules of `TimeoutStore`, applied inside the store so it stays an `S3Store`). Failures are told in our words
+ * that the endpoint really refuses a conditional put of an existing object, because a server that ignores
+ * the header would let two writers both win a commit (one request once the hidden probe object exists).
+ * Given a `requestTimeout` policy, every call has a request deadline (the rules of `TimeoutStore`, applied
+ * inside the store so it stays an `S3Store`). Failures are told in our words
  * — a missing bucket (`not_found`), missing or refused credentials (`permission_denied`, naming what to set),
  * an unreachable endpoint (naming it) — with the SDK error kept as `cause`; messages name bucket, key and
  * endpoint, never credentials.
  */
-import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { DeltaLiteError, DeltaLiteInvalidArgumentError, isDeltaLiteError } from "@deltalite/errors";
+import {
+  DeltaLiteError,
+  DeltaLiteInvalidArgumentError,
+  hasErrorKind,
+  isDeltaLiteError,
+} from "@deltalite/errors";
 import { asAsync } from "./collect.js";
 import {
   alreadyExists,
@@ -27,7 +32,12 @@ import {
   throwIfAborted,
 } from "./errors.js";
 import { clampRange, validateKey, validatePrefix } from "./keys.js";
-import { type RequestTimeoutPolicy, TimeoutStore } from "./request-timeout.js";
+import {
+  type RequestTimeoutPolicy,
+  requestDeadlineMs,
+  TimeoutStore,
+  withRequestDeadline,
+} from "./request-timeout.js";
 import type {
   GetOptions,
   ListOptions,
@@ -64,6 +74,14 @@ const MIN_PART_SIZE = 5 * 1024 * 1024;
 const DEFAULT_PART_SIZE = 16 * 1024 * 1024;
 /** Endpoints (endpoint + bucket) already proven to refuse a second `If-None-Match: *` put. */
 const provenEndpoints = new Map<string, Promise<void>>();
+/**
+ * The conditional-put probe's object, under the table root: hidden (a leading `.`), so Delta readers and
+ * vacuum ignore it; kept after the probe so that later processes prove the endpoint in one request.
+ */
+const CONDITIONAL_PUT_PROBE_KEY = ".deltalite-conditional-put-probe";
+const PROBE_BODY = new TextEncoder().encode(
+  "deltalite: this object shows that the S3 endpoint refuses a second If-None-Match: * put (safe to delete)\n",
+);
 
 export class S3Store implements ObjectStore {
   readonly root: string;
@@ -354,23 +372,35 @@ export class S3Store implements ObjectStore {
     return proof;
   }
 
+  /**
+   * Proves that the endpoint refuses a create-only put of an existing object. The probe object
+   * (`CONDITIONAL_PUT_PROBE_KEY`, hidden, never referenced by the log) is kept: once it exists, one
+   * create-only PUT answered 412 is the proof; when it does not exist yet, the first PUT creates it and a
+   * second one must be refused. A server that ignores `If-None-Match` answers 200 to both and is refused.
+   */
   async #probeConditionalPut(signal: AbortSignal | undefined): Promise<void> {
-    const key = `.deltalite-conditional-put-probe-${randomUUID()}`;
-    const body = new TextEncoder().encode("probe");
-    await this.put(key, body, { mode: "overwrite", signal });
-    try {
-      await this.#putUnprobed(key, body, signal);
-    } catch (error) {
-      if ((error as DeltaLiteError).kind === "already_exists") return;
-      throw error;
-    } finally {
-      await this.delete(key).catch(() => undefined);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.#putProbeObject(signal);
+      } catch (error) {
+        if (refusesSecondCreate(error)) return;
+        throw error;
+      }
     }
     throw new DeltaLiteError(
       "unsupported",
       `the S3 endpoint behind ${this.root} ignores If-None-Match: two writers could both win one commit; ` +
         "use a server that honours conditional puts, or set DELTALITE_SKIP_CONDITIONAL_PUT_PROBE=true to accept the risk",
     );
+  }
+
+  /** One create-only PUT of the probe object, under the store's request deadline when it has one. */
+  #putProbeObject(signal: AbortSignal | undefined): Promise<void> {
+    const key = CONDITIONAL_PUT_PROBE_KEY;
+    const policy = this.#config.requestTimeout;
+    if (!policy) return this.#putUnprobed(key, PROBE_BODY, signal);
+    const request = { method: "put", root: this.root, key, deadlineMs: requestDeadlineMs(policy), signal };
+    return withRequestDeadline(request, (linked) => this.#putUnprobed(key, PROBE_BODY, linked));
   }
 
   async #putUnprobed(key: string, data: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
@@ -464,4 +494,13 @@ function codeOf(error: unknown): string {
 
 function sig(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
   return signal ? { abortSignal: signal } : {};
+}
+
+/**
+ * Whether a create-only put failed because the object exists: 412 (`already_exists`), or 409
+ * ConditionalRequestConflict (another create of it in flight) — answers only a server that evaluates
+ * `If-None-Match` gives.
+ */
+function refusesSecondCreate(error: unknown): boolean {
+  return hasErrorKind(error, "already_exists") || hasErrorKind(error, "precondition_failed");
 }

@@ -54,7 +54,9 @@ function traceRequests(scenario, engine, { phases, unattributed }) {
 async function runOnce(scenario, engine, ctx) {
   const dir = join(ctx.opts.cache, scenario);
   const meta = JSON.parse(await readFile(join(dir, "meta.json"), "utf8"));
-  await freshTableOnS3(ctx.moto, BUCKET, scenario, join(dir, "table"));
+  await freshTableOnS3(ctx.moto, BUCKET, scenario, join(dir, "table"), {
+    withProbeObject: ctx.opts.probeObject,
+  });
   const config = {
     uri: `s3://${BUCKET}/${scenario}`,
     storageOptions: { ...ctx.moto.storageOptions, AWS_ENDPOINT_URL: ctx.proxy.endpoint },

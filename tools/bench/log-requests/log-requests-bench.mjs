@@ -9,7 +9,10 @@
 //
 //   pnpm exec tsc -b && pnpm bench log-requests [--scenarios median,insert-heavy,tail23,no-checkpoint,hourly]
 //     [--calls 3] [--latency-ms 20] [--repeat 1] [--engines ours,ours-off,original] [--cache DIR] [--trace]
-//     [--json out.json]
+//     [--json out.json] [--probe-object]
+// `--probe-object` uploads, with each pristine table, the hidden conditional-put probe object an earlier
+// deltalite process leaves at the table root, so a first call measures the steady state of that probe (one
+// PUT answered 412) instead of a table root no deltalite process ever wrote to (two PUTs).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -40,6 +43,7 @@ function options() {
       json: { type: "string" },
       repeat: { type: "string", default: "1" },
       trace: { type: "boolean", default: false },
+      "probe-object": { type: "boolean", default: false },
     },
   });
   const pick = (text, known, what) => {
@@ -64,6 +68,7 @@ function options() {
     cache: resolve(values.cache),
     json: values.json,
     trace: values.trace,
+    probeObject: values["probe-object"],
   };
 }
 
@@ -113,7 +118,8 @@ async function main() {
 function printReport(results, opts) {
   console.log(
     `\n## Requests per phase (moto S3 through the counting proxy, ${opts.latencyMs} ms added per request; ` +
-      `${opts.calls} consecutive upserts on one handle; wall: median of ${opts.repeat} run(s))\n`,
+      `${opts.calls} consecutive upserts on one handle; wall: median of ${opts.repeat} run(s)` +
+      `${opts.probeObject ? "; the conditional-put probe object already at each table root" : ""})\n`,
   );
   console.log(
     [...REQUEST_HEADER, ...Object.entries(results).flatMap(([s, r]) => requestRows(s, r))].join("\n"),
