@@ -75,6 +75,7 @@ export type {
   HistoryUpsertKnobs,
   HistoryUpsertOptions,
   HistoryUpsertStats,
+  HistoryUpsertTimings,
 } from "@deltalite/scd2-history";
 export { type EnvKnobs, envKnobs } from "./env.js";
 export { batchToJsonRows, batchToNdjson, type JsonValue, jsonValueReader } from "./json/index.js";

@@ -12,7 +12,7 @@ export { encodeColumn, keyTypeSignature } from "./keys/column-encoding.js";
 export { EncodedKeys, type EncodeKeysOptions, encodeKeys, keySpaceOf } from "./keys/encode-keys.js";
 export { keyBuckets } from "./keys/key-buckets.js";
 export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from "./keys/key-hasher.js";
-export { SourceKeySet, type SourceRows } from "./keys/source-key-set.js";
+export { SourceKeySet, type SourceKeySetOptions, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
 export {
   type ColumnValues,

@@ -74,18 +74,19 @@ export interface HistoryUpsertOptions extends HistoryUpsertKnobs {
 }
 
 /** The counters and per-phase timings a history upsert shares with the upsert (same meaning; see `UpsertStats`). */
-export type HistoryUpsertTimings = Pick<
-  UpsertStats,
-  | "planAttempts"
-  | "ingestMs"
-  | "planMs"
-  | "probeMs"
-  | "rewriteMs"
-  | "commitMs"
-  | "maintenanceMs"
-  | "executionTimeMs"
-  | "maintenanceError"
->;
+export interface HistoryUpsertTimings
+  extends Pick<
+    UpsertStats,
+    | "planAttempts"
+    | "ingestMs"
+    | "planMs"
+    | "probeMs"
+    | "rewriteMs"
+    | "commitMs"
+    | "maintenanceMs"
+    | "executionTimeMs"
+    | "maintenanceError"
+  > {}
 
 /** What `historyUpsert` did. Kept rows = `versionsOpened + chainRowsClosed`. */
 export interface HistoryUpsertStats extends HistoryUpsertTimings {
