@@ -9,10 +9,17 @@ export type ParquetCodec = "snappy" | "zstd" | "uncompressed";
 
 /** Chosen by measurement (BENCHMARKS.md): the fastest to write and to read back, and delta-rs's own default. */
 export const DEFAULT_CODEC: ParquetCodec = "snappy";
-export const DEFAULT_MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024;
+/**
+ * Chosen by measurement (merge-engine BENCHMARKS.md, "Row-group size default"): with 4 MiB row groups and a
+ * 16 MiB multipart threshold a fixed 10k-row upsert peaks at 345 MB at 1M rows and 453 MB at 4M (765 and
+ * 1,283 MB with 128 MiB / 64 MiB), and the history upsert stays flat (259 → 262 MB while its table grows
+ * 4×); delta-rs reads the files as fast. Compared with parquet-rs's estimate of the encoded row group.
+ */
+export const DEFAULT_MAX_ROW_GROUP_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_ROW_GROUP_ROWS = 1_048_576;
 export const DEFAULT_TARGET_FILE_SIZE = 100 * 1024 * 1024;
-export const DEFAULT_MULTIPART_THRESHOLD_BYTES = 64 * 1024 * 1024;
+/** Below it a file is held whole until it closes, so it bounds the writer's memory too (see above). */
+export const DEFAULT_MULTIPART_THRESHOLD_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MULTIPART_PART_SIZE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MULTIPART_CONCURRENCY = 4;
 /**
