@@ -249,8 +249,11 @@ function validateAction(key: ActionKey, body: Record<string, unknown>, where: st
     case "protocol":
       need("minReaderVersion", "number");
       need("minWriterVersion", "number");
-      if (body.readerFeatures != null) need("readerFeatures", "array");
-      if (body.writerFeatures != null) need("writerFeatures", "array");
+      // A checkpoint's protocol row has null feature lists for a legacy protocol: the same as absent.
+      if (body.readerFeatures === null) delete body.readerFeatures;
+      if (body.writerFeatures === null) delete body.writerFeatures;
+      if (body.readerFeatures !== undefined) need("readerFeatures", "array");
+      if (body.writerFeatures !== undefined) need("writerFeatures", "array");
       return;
     case "metaData":
       need("id", "string");

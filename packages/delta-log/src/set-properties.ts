@@ -155,7 +155,7 @@ export function upgradedProtocol(
 }
 
 function sameProtocol(a: ProtocolAction, b: ProtocolAction): boolean {
-  const list = (x: string[] | undefined) => (x === undefined ? "-" : [...x].sort().join(","));
+  const list = (x: string[] | null | undefined) => (x == null ? "-" : [...x].sort().join(","));
   return (
     a.minReaderVersion === b.minReaderVersion &&
     a.minWriterVersion === b.minWriterVersion &&

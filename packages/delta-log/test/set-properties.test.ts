@@ -303,6 +303,21 @@ describe("checkpoints follow the interval we set", () => {
     expect(versions.sort((x, y) => x - y)).toEqual([2, 5, 8]);
   });
 
+  it("a legacy protocol read back from a checkpoint (null feature lists) is changed like any other", async () => {
+    // Found by the property test (seed 352944816): the checkpoint's protocol row has null feature lists.
+    const { ours } = await twins();
+    await setTableProperties(await open(ours), { "delta.checkpointInterval": "1" });
+    const names = await fs.readdir(path.join(ours, "_delta_log"));
+    expect(names.some((f) => f.endsWith(".checkpoint.parquet"))).toBe(true);
+    const snapshot = await open(ours);
+    expect(snapshot.protocol).toEqual({ minReaderVersion: 1, minWriterVersion: 2 });
+    const changed = await setTableProperties(snapshot, { "delta.checkpointInterval": "17" });
+    expect(changed).toMatchObject({ protocolUpgraded: false });
+    const cdf = await setTableProperties(await open(ours), { "delta.enableChangeDataFeed": "true" });
+    expect(cdf.protocol).toEqual({ minReaderVersion: 1, minWriterVersion: 4 });
+    expect((await deltaRsView(ours)).protocol).toMatchObject({ minReaderVersion: 1, minWriterVersion: 4 });
+  });
+
   it("a table created with the interval checkpoints on it from the start", async () => {
     const uri = path.join(tmp, `created-${n++}`);
     await createTable(new LocalFileStore(uri), {

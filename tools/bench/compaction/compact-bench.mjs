@@ -20,26 +20,26 @@
 // RSS pre-call MB, files rm/add and MB rm/add (the commit's actions). Then ours/delta-rs and ours/original
 // (peak RSS, call time); where ours' memory above its pre-call RSS went (peaks of the main thread's V8 heap,
 // ArrayBuffers and parquet-wasm's WebAssembly memory there; the encoder runs on a worker thread whose memory
-// those counters do not see, so the rest is printed as such); and the bound it checks: peak RSS − pre-call RSS ≤ the sum of its
+// those counters do not see, so the rest is printed as such, with that worker's WebAssembly memory); and the bound it checks: peak RSS − pre-call RSS ≤ the sum of its
 // memory knobs (maxBufferedBytes + maxFetchBytes + maxParallelBins × (maxRowGroupDecodedBytes +
 // multipartPartSizeBytes)) + a fixed base. The base is measured in the same run by a fourth contender,
 // "deltalite (base)": ours with the same maxParallelBins and small byte knobs (BASE_KNOBS); its peak RSS −
 // pre-call RSS − its own knobs' sum is what no knob names (V8 heap growth, GC slack, one input row group and
 // one output slice per bin). It must come out the same at every size. Then, for each doubling of the
 // partition, each contender's peak RSS growth (ours must grow ≤ 10%).
-import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { finishRun, runMain, writeJsonReport } from "../lib/bench-main.mjs";
 import { runJsonChild } from "../lib/child-json.mjs";
+import { parseBenchFlags } from "../lib/flags.mjs";
+import { MB, oraclePython as python, repo } from "../lib/paths.mjs";
+import { cached, exists, freshCopy } from "../lib/tables.mjs";
 import { prepareOriginal } from "../original/contender.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, "../../..");
-const python = join(repo, "tools/oracle/.venv/bin/python");
 const pythonScript = join(here, "compact_bench.py");
-const MB = 1024 * 1024;
 const OURS = "deltalite compact";
 const DELTA_RS = "delta-rs compact";
 const ORIGINAL = "original 0.1.15";
@@ -80,30 +80,11 @@ function knobSumMB(knobs) {
   );
 }
 
-function parseFlags(argv) {
-  const flags = { ...DEFAULTS };
-  const knobs = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
-    const name = arg.slice(2);
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`--${name} needs a value`);
-    if (name in DEFAULTS) flags[name] = value;
-    else {
-      const typed =
-        value === "true"
-          ? true
-          : value === "false"
-            ? false
-            : Number.isNaN(Number(value))
-              ? value
-              : Number(value);
-      knobs[name.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = typed;
-    }
-  }
-  return { flags, knobs };
-}
+const USAGE =
+  "pnpm exec tsc -b && pnpm bench compact [--sizes 1GB,2GB] [--file-mb 8] [--dir D] [--seed 7]\n" +
+  "  [--json out.json] [--contenders ours,base,delta-rs,original] [--<compact-option> value …]";
+
+const parseFlags = (argv) => parseBenchFlags(argv, { defaults: DEFAULTS, usage: USAGE });
 
 /** "1GB" → bytes (KB / MB / GB, powers of 1024). */
 function parseSize(text) {
@@ -113,44 +94,22 @@ function parseSize(text) {
   return { label: text.trim().toUpperCase(), bytes: Math.round(Number(m[1]) * unit) };
 }
 
-function run(command, args) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"] });
-    child.on("error", reject);
-    child.on("exit", (code, signal) =>
-      code === 0
-        ? resolveRun()
-        : reject(new Error(`${command} ${args.join(" ")} exited with ${code ?? signal}`)),
-    );
-  });
-}
-
-const exists = (path) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
 /** The cached pristine table of one size (generated when missing; a half-made one is never kept). */
 async function ensureTable(flags, size) {
   const fileBytes = Math.round(Number(flags["file-mb"]) * MB);
   const key = `compact-b${size.bytes}-f${fileBytes}-s${flags.seed}`;
   const folder = join(flags.dir, key);
   const pristine = join(folder, "pristine");
-  const metaFile = join(folder, "table.json");
-  if (await exists(metaFile)) return { pristine, meta: JSON.parse(await readFile(metaFile, "utf8")) };
   await mkdir(folder, { recursive: true });
-  const partial = `${pristine}.partial`;
-  await rm(partial, { recursive: true, force: true });
-  console.error(`generating ${key} (once; cached in ${flags.dir}) …`);
-  const config = { out: partial, bytes: size.bytes, file_bytes: fileBytes, seed: Number(flags.seed) };
-  const meta = await runJsonChild(python, [pythonScript, "table", JSON.stringify(config)]);
-  console.error(
-    `generated ${key}: ${meta.partitionFiles} files, ${(meta.partitionBytes / MB).toFixed(0)} MB in the partition, ${meta.tableSeconds.toFixed(0)} s`,
-  );
-  await rm(pristine, { recursive: true, force: true });
-  await rename(partial, pristine);
-  await writeFile(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+  const meta = await cached(join(folder, "table.json"), pristine, `${pristine}.partial`, async (partial) => {
+    console.error(`generating ${key} (once; cached in ${flags.dir}) …`);
+    const config = { out: partial, bytes: size.bytes, file_bytes: fileBytes, seed: Number(flags.seed) };
+    const made = await runJsonChild(python, [pythonScript, "table", JSON.stringify(config)]);
+    console.error(
+      `generated ${key}: ${made.partitionFiles} files, ${(made.partitionBytes / MB).toFixed(0)} MB in the partition, ${made.tableSeconds.toFixed(0)} s`,
+    );
+    return made;
+  });
   return { pristine, meta };
 }
 
@@ -208,9 +167,7 @@ function contenders(knobs, original, words) {
 }
 
 async function runContender(name, how, table, workDir) {
-  const tableDir = join(workDir, name.replace(/[^a-z0-9]+/gi, "-"));
-  await rm(tableDir, { recursive: true, force: true });
-  await run("cp", ["-r", table.pristine, tableDir]);
+  const tableDir = await freshCopy(table.pristine, workDir, name);
   const load1 = loadavg()[0];
   const result = await runJsonChild(how.command, how.args(tableDir), { env: how.env });
   const commit = await lastCommit(tableDir);
@@ -291,7 +248,7 @@ function printSummary(summary, knobs) {
     const bound = knobsMB + base;
     const p = ours.peaksAboveBefore;
     console.log(
-      `${s.size.label}: ours above pre-call: peak RSS +${above.toFixed(0)} MB; peaks of V8 heap +${p.heapMB.toFixed(0)}, ArrayBuffers +${p.arrayBuffersMB.toFixed(0)}, main-thread WebAssembly memory +${p.wasmMB.toFixed(0)} MB; the rest, about ${(above - p.heapMB - p.arrayBuffersMB - p.wasmMB).toFixed(0)} MB, is outside the main thread's counters (the encoder's worker thread: its heap and WebAssembly memory; native allocations)`,
+      `${s.size.label}: ours above pre-call: peak RSS +${above.toFixed(0)} MB; peaks of V8 heap +${p.heapMB.toFixed(0)}, ArrayBuffers +${p.arrayBuffersMB.toFixed(0)}, main-thread WebAssembly memory +${p.wasmMB.toFixed(0)} MB; the rest, about ${(above - p.heapMB - p.arrayBuffersMB - p.wasmMB).toFixed(0)} MB, is outside the main thread's counters (the encoder's worker thread: its heap and WebAssembly memory, ${ours.encoderWasmMB?.toFixed(0) ?? "?"} MB of it at its high-water mark; native allocations)`,
     );
     console.log(
       `${s.size.label}: fixed base = ${OURS_BASE} peak RSS − pre-call (${(baseRun.peakRssMB - baseRun.rssBeforeCallMB).toFixed(0)} MB) − its knobs' sum (${baseKnobsMB.toFixed(0)} MB) = ${base.toFixed(0)} MB`,
@@ -347,15 +304,8 @@ async function main() {
   console.log(`\n${startLine}`);
   printSummary(summary, knobs);
   if (original.skipped) console.log(`\n${ORIGINAL}: not run (${original.skipped})`);
-  if (flags.json) {
-    const stripped = summary.map((s) => ({ ...s, results: s.results.map(({ tableDir, ...r }) => r) }));
-    await writeFile(flags.json, `${JSON.stringify({ knobs, summary: stripped }, null, 2)}\n`);
-  }
-  if (summary.some((s) => !s.identical)) process.exitCode = 1;
-  else await rm(workDir, { recursive: true, force: true });
+  if (flags.json) await writeJsonReport(flags.json, knobs, summary);
+  await finishRun(summary, workDir);
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runMain(main);

@@ -6,8 +6,6 @@ committed version is read from the log by the bench).
 
   python compact-original.py <table-dir>"""
 
-import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -16,35 +14,19 @@ from deltalite import DeltaLiteTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 sys.dont_write_bytecode = True
-from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
+from contender_child import answer, measured_call  # noqa: E402
 
 
 def main(table_dir):
     started_process = time.perf_counter()
     table = DeltaLiteTable.open(table_dir)
-    rss_before = current_rss_mb()
-    started = time.perf_counter()
-    result = table.compact()
-    call_ms = (time.perf_counter() - started) * 1000
-    sys.stdout.write(
-        json.dumps(
-            {
-                "callMs": call_ms,
-                "setupMs": (started - started_process) * 1000,
-                "peakRssMB": peak_rss_mb(),
-                "rssBeforeCallMB": rss_before,
-                "metrics": result,
-            },
-            default=str,
-        )
-        + "\n"
-    )
-    sys.stdout.flush()
-    # delta-rs's threads can abort the interpreter's teardown; the answer is out, so skip it.
-    os._exit(0)
+    answer(measured_call(table.compact, started_process))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+    elif len(sys.argv) != 2:
         sys.exit("usage: python compact-original.py <table-dir>")
-    main(sys.argv[1])
+    else:
+        main(sys.argv[1])

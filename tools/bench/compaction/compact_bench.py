@@ -13,7 +13,6 @@ string, `payload` 600 random hex digits (incompressible, so stored bytes are rea
 timestamp. The rows are written as a stream of batches, so generation never holds the table in memory."""
 
 import json
-import os
 import random
 import sys
 import time
@@ -26,7 +25,7 @@ from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 sys.dont_write_bytecode = True
-from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
+from contender_child import answer, measured_call  # noqa: E402
 
 SCHEMA = pa.schema(
     [
@@ -95,20 +94,8 @@ def table(config):
 def compact(table_dir):
     started_process = time.perf_counter()
     dt = DeltaTable(table_dir)
-    rss_before = current_rss_mb()
-    started = time.perf_counter()
-    metrics = dt.optimize.compact()
-    call_ms = (time.perf_counter() - started) * 1000
-    _answer(
-        {
-            "callMs": call_ms,
-            "setupMs": (started - started_process) * 1000,
-            "peakRssMB": peak_rss_mb(),
-            "rssBeforeCallMB": rss_before,
-            "version": DeltaTable(table_dir).version(),
-            "metrics": metrics,
-        }
-    )
+    figures = measured_call(dt.optimize.compact, started_process)
+    answer({**figures, "version": DeltaTable(table_dir).version()})
 
 
 def verify(table_dirs):
@@ -117,19 +104,14 @@ def verify(table_dirs):
         dt = DeltaTable(table_dir)
         seq = dt.to_pyarrow_dataset().to_table(columns=["seq"]).column("seq")
         out[table_dir] = {"rows": len(seq), "seqSum": pc.sum(seq).as_py(), "version": dt.version()}
-    _answer(out)
-
-
-def _answer(result):
-    """Prints the JSON line and leaves at once: delta-rs's threads can abort the interpreter's teardown."""
-    sys.stdout.write(json.dumps(result) + "\n")
-    sys.stdout.flush()
-    os._exit(0)
+    answer(out)
 
 
 if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "table":
+    command, *args = sys.argv[1:] or ["--help"]
+    if command in ("-h", "--help"):
+        print(__doc__)
+    elif command == "table":
         table(json.loads(args[0]))
     elif command == "compact":
         compact(args[0])
