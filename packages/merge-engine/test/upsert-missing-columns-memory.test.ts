@@ -63,8 +63,9 @@ describe('missingColumns "keep" memory', () => {
     expect(keep.rowsUpdated).toBe(ROWS);
     expect(keep.growth.length).toBeGreaterThanOrEqual(ROWS / BATCH);
     const hoard = run("hoard");
-    // Able to fail: holding every decoded batch shows as growth of most of the payload.
-    expect(drift(hoard.growth)).toBeGreaterThan(0.4 * hoard.payloadBytes);
-    expect(drift(keep.growth)).toBeLessThan(0.25 * keep.payloadBytes);
+    // Able to fail: holding every decoded batch shows as growth of a good part of the payload (measured
+    // 0.37-0.77x between the thirds, depending on when the collector runs); "keep" measured about 0.09x.
+    expect(drift(hoard.growth)).toBeGreaterThan(0.3 * hoard.payloadBytes);
+    expect(drift(keep.growth)).toBeLessThan(0.2 * keep.payloadBytes);
   });
 });
