@@ -8,14 +8,14 @@
  * by one decoded row group plus the log's file lists for the range, never by the table or the range's data.
  */
 import type { Snapshot } from "@deltalite/delta-log";
-import { DeltaLiteError, DeltaLiteInvalidArgumentError, isDeltaLiteError } from "@deltalite/errors";
+import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import { type ParquetReader, takeRows } from "@deltalite/parquet-stream";
 import { type Field, type RecordBatch, Schema } from "apache-arrow";
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "../read/live-file.js";
 import { type ResolvedCondition, resolveFilter, type ScanFilterCondition } from "../scan/filter.js";
 import { partitionsMatch, statsMatch } from "../scan/prune.js";
 import { selectedRows } from "../scan/row-filter.js";
-import type { SnapshotSource } from "../scan/table-scan.js";
+import { checkBatchSize, type SnapshotSource } from "../scan/table-scan.js";
 import { attachChangeColumns, checkColumns, project } from "./change-batches.js";
 import { CHANGE_ARROW_FIELDS, withChangeColumns } from "./change-columns.js";
 import { changeCommits } from "./change-commits.js";
@@ -95,10 +95,7 @@ export class ChangeFeed implements AsyncIterable<RecordBatch> {
     this.#source = source;
     this.#range = checkRange(range);
     this.#options = options;
-    const size = options.batchSize;
-    if (size !== undefined && !(Number.isSafeInteger(size) && size > 0)) {
-      throw new DeltaLiteInvalidArgumentError(`changes batchSize must be a positive integer, got ${size}`);
-    }
+    checkBatchSize("changes", options.batchSize);
   }
 
   /** Loads the snapshot, resolves the range against the log, checks columns and filter (memoized). */

@@ -92,10 +92,7 @@ export class TableScan implements AsyncIterable<RecordBatch> {
       },
       signal: options.signal,
     };
-    const size = options.batchSize;
-    if (size !== undefined && !(Number.isSafeInteger(size) && size > 0)) {
-      throw new DeltaLiteInvalidArgumentError(`scan batchSize must be a positive integer, got ${size}`);
-    }
+    checkBatchSize("scan", options.batchSize);
   }
 
   /** Loads the snapshot, validates columns and filter, and prunes files (memoized). */
@@ -248,4 +245,11 @@ function asScanError(error: unknown, label: string, signal: AbortSignal | undefi
     return new DeltaLiteError("aborted", `scan aborted while reading ${label}`, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new DeltaLiteError("generic", `scan of ${label} failed: ${message}`, { cause: error });
+}
+
+/** A `batchSize` option (scan, changes): a positive integer when given, else `invalid_argument`. */
+export function checkBatchSize(what: string, size: number | undefined): void {
+  if (size !== undefined && !(Number.isSafeInteger(size) && size > 0)) {
+    throw new DeltaLiteInvalidArgumentError(`${what} batchSize must be a positive integer, got ${size}`);
+  }
 }
