@@ -7,8 +7,8 @@
 import { writePartitionFiles } from "@deltalite/data-files";
 import { DEFAULT_MAX_ROW_GROUP_ROWS, recordBatchBytes } from "@deltalite/parquet-stream";
 import type { RecordBatch } from "apache-arrow";
+import type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
 import type { CompactionBin } from "./plan.js";
-import type { BinArrangement, BinRewrite, BinRewriteContext } from "./rewrite-bin.js";
 import { encodedRowGroupBytes, outputMultipartThreshold, rowGroupRowsFor } from "./writer-memory.js";
 
 /** No file of a bin closes on its stored size: one file per bin unless the decoded cap splits it. */
