@@ -10,10 +10,12 @@
 // Then delta-rs reads both results and compares them partition by partition (sorted by id, seq), or the bench
 // exits 1 and keeps the tables under <dir>/work-history.
 //
-//   pnpm exec tsc -b && pnpm bench history-upsert [--sizes 250000,1000000] [--batch-rows 20000] [--dir D]
-//     [--seed 7] [--json out.json] [--<history-upsert-option> value …]
+//   pnpm exec tsc -b && pnpm bench history-upsert [--sizes 1000000,4000000] [--batch-rows 20000] [--repeat N]
+//     [--dir D] [--seed 7] [--json out.json] [--<history-upsert-option> value …]
 //   e.g. pnpm bench history-upsert --sizes 40000 --batch-rows 2000     (a quick run while developing)
 //
+// With --repeat N each contender runs N times per size (the order alternates: ours first, then the recipe
+// first, …) and the figures printed are medians, each run's figures listed after them.
 // Printed per size and contender: call s (the calls alone; the recipe's as merge + append), peak RSS MB (the
 // child's OS maxrss; the recipe's is the larger of its two processes), RSS pre-call MB, and ours' counters.
 // Then ours/delta-rs (peak RSS, call time) and, from the first size to each larger one, each contender's
@@ -33,7 +35,8 @@ const pythonScript = join(here, "history_bench.py");
 const OURS = "deltalite historyUpsert";
 const DELTA_RS = "delta-rs MERGE + append";
 const DEFAULTS = {
-  sizes: "250000,1000000",
+  sizes: "1000000,4000000",
+  repeat: "1",
   "batch-rows": "20000",
   dir: "/tmp/deltalite-bench",
   seed: "7",
@@ -49,7 +52,7 @@ const HISTORY_OPTIONS = {
 };
 
 const USAGE =
-  "pnpm bench history-upsert [--sizes 250000,1000000] [--batch-rows 20000] [--dir D] [--seed 7]\n" +
+  "pnpm bench history-upsert [--sizes 1000000,4000000] [--batch-rows 20000] [--repeat N] [--dir D] [--seed 7]\n" +
   "  [--json out.json] [--<history-upsert-option> value …]";
 
 const parseFlags = (argv) => parseBenchFlags(argv, { defaults: DEFAULTS, usage: USAGE });
@@ -109,13 +112,45 @@ async function runRecipe(table, workDir) {
 
 const pick = (r) => ({ peakRssMB: r.peakRssMB, rssBeforeCallMB: r.rssBeforeCallMB });
 
-async function measureSize(table, workDir, knobs) {
-  console.error(`${table.rows} rows: ${OURS} …`);
-  const ours = await runOurs(table, workDir, knobs);
-  console.error(`${table.rows} rows: ${DELTA_RS} …`);
-  const recipe = await runRecipe(table, workDir);
-  const check = await runJsonChild(python, [pythonScript, "verify", ours.tableDir, recipe.tableDir]);
-  return { rows: table.rows, meta: table.meta, results: [ours, recipe], identical: check.identical, check };
+async function measureSize(table, workDir, knobs, repeat) {
+  const runs = { [OURS]: [], [DELTA_RS]: [] };
+  let check;
+  for (let i = 0; i < repeat; i++) {
+    const order = i % 2 === 0 ? [OURS, DELTA_RS] : [DELTA_RS, OURS];
+    const done = {};
+    for (const contender of order) {
+      console.error(`${table.rows} rows, run ${i + 1}/${repeat}: ${contender} …`);
+      done[contender] =
+        contender === OURS ? await runOurs(table, workDir, knobs) : await runRecipe(table, workDir);
+      runs[contender].push(done[contender]);
+    }
+    check = await runJsonChild(python, [
+      pythonScript,
+      "verify",
+      done[OURS].tableDir,
+      done[DELTA_RS].tableDir,
+    ]);
+    if (!check.identical) break;
+  }
+  const results = [medianRun(runs[OURS]), medianRun(runs[DELTA_RS])];
+  return { rows: table.rows, meta: table.meta, results, identical: check.identical, check };
+}
+
+/** The runs' median figures (each figure its own median), with the median-RSS run's steps and every run. */
+function medianRun(runs) {
+  const median = (pick) => {
+    const xs = runs.map(pick).sort((a, b) => a - b);
+    const mid = Math.floor(xs.length / 2);
+    return xs.length % 2 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+  };
+  const byRss = [...runs].sort((a, b) => a.peakRssMB - b.peakRssMB);
+  return {
+    ...byRss[Math.floor((byRss.length - 1) / 2)],
+    callMs: median((r) => r.callMs),
+    peakRssMB: median((r) => r.peakRssMB),
+    rssBeforeCallMB: median((r) => r.rssBeforeCallMB),
+    runs: runs.map((r) => ({ peakRssMB: r.peakRssMB, callMs: r.callMs, load1: r.load1 })),
+  };
 }
 
 const pad = (cells, widths) => cells.map((c, i) => String(c).padStart(widths[i])).join("  ");
@@ -128,7 +163,10 @@ function printSize(s) {
   const widths = [24, 16, 11, 15, 5];
   console.log(pad(["contender", "call s", "peak RSS MB", "RSS pre-call MB", "load"], widths));
   for (const r of s.results) {
-    const calls = r.steps.map((x) => (x.callMs / 1000).toFixed(1)).join(" + ");
+    const calls =
+      r.runs.length > 1
+        ? (r.callMs / 1000).toFixed(1)
+        : r.steps.map((x) => (x.callMs / 1000).toFixed(1)).join(" + ");
     const cells = [
       r.contender,
       calls,
@@ -137,6 +175,15 @@ function printSize(s) {
       r.load1.toFixed(1),
     ];
     console.log(pad(cells, widths));
+  }
+  if (s.results[0].runs.length > 1) {
+    console.log(`medians of ${s.results[0].runs.length} runs; each run's peak RSS MB / call s (1-min load):`);
+    for (const r of s.results) {
+      const each = r.runs.map(
+        (x) => `${x.peakRssMB.toFixed(0)} / ${(x.callMs / 1000).toFixed(1)} (${x.load1.toFixed(1)})`,
+      );
+      console.log(`  ${r.contender}: ${each.join(", ")}`);
+    }
   }
   const st = s.results[0].steps[0].stats;
   console.log(
@@ -183,7 +230,11 @@ async function main() {
   const workDir = join(flags.dir, "work-history");
   await mkdir(workDir, { recursive: true });
   const summary = [];
-  for (const rows of sizes) summary.push(await measureSize(await ensureTable(flags, rows), workDir, knobs));
+  const repeat = Number(flags.repeat);
+  if (!Number.isSafeInteger(repeat) || repeat < 1) throw new Error(`bad --repeat ${flags.repeat}`);
+  for (const rows of sizes) {
+    summary.push(await measureSize(await ensureTable(flags, rows), workDir, knobs, repeat));
+  }
   console.log(`\n${startLine}`);
   printSummary(summary);
   if (flags.json) await writeJsonReport(flags.json, knobs, summary);
