@@ -16,6 +16,8 @@ export interface BinRewriteContext {
   read: LiveFileReadContext;
   acquireFile: () => Promise<Permit>;
   maxDecodedFileBytes: number;
+  /** Files of at most this many stored bytes may skip the JS decode (passthrough-read.ts); 0: none. */
+  passthroughMaxBytes: number;
   /** `maxRowGroupDecodedBytes`: what one bin's open row group may cost (writer-memory.ts). */
   maxRowGroupBytes: number;
   multipartThresholdBytes: number | undefined;
@@ -36,6 +38,8 @@ export interface BinRewrite {
   rows: number;
   /** Decoded batches read (delta-rs's numBatches). */
   batches: number;
+  /** Input files passed through undecoded (passthrough-read.ts). */
+  passedThrough: number;
   bytesWritten: number;
 }
 

@@ -42,6 +42,8 @@ export interface RunContext {
   dataSchema: Schema;
   maxParallelBins: number;
   maxDecodedFileBytes: number;
+  /** Input files up to this size may skip the JS decode (passthrough-read.ts; Z-order never does). */
+  passthroughMaxBytes: number;
   maxRowGroupBytes: number;
   signal: AbortSignal;
   progress: RunProgress;
@@ -86,6 +88,7 @@ async function rewriteWithPermit(bin: CompactionBin, state: RunState, ctx: RunCo
       read: ctx.read,
       acquireFile: () => ctx.budgets.acquireFile(),
       maxDecodedFileBytes: ctx.maxDecodedFileBytes,
+      passthroughMaxBytes: ctx.passthroughMaxBytes,
       maxRowGroupBytes: ctx.maxRowGroupBytes,
       multipartThresholdBytes: ctx.options.multipartThresholdBytes,
       multipartPartSizeBytes: ctx.options.multipartPartSizeBytes,

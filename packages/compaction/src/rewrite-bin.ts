@@ -6,14 +6,18 @@
  * follow the knobs, not the bin), and row groups close where writer-memory.ts says (the encoder's memory
  * within `maxRowGroupBytes`, and at most that many decoded bytes). Z-order passes an arrangement:
  * the rows go through its sort and files also close at the target size, as delta-rs's z-order writes them.
+ * Compaction (no arrangement) hands a file whole to the encoder worker when it fits (passthrough-read.ts:
+ * no JS decode, its footer's sizes as its decoded measure), except until a decoded file yielded rows: the
+ * writer's row-group rows and dictionary policy are judged on that first batch, as before.
  * Nothing is committed here.
  */
 import { openLiveFile, readLiveFile } from "@deltalite/data-files";
-import type { ParquetReader } from "@deltalite/parquet-stream";
+import type { ParquetPassthrough, ParquetReader } from "@deltalite/parquet-stream";
 import type { RecordBatch } from "apache-arrow";
 import type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
+import { fetchPassthrough, footerBatches } from "./passthrough-read.js";
 import type { CompactionBin } from "./plan.js";
-import { writeBinFiles } from "./write-bin-files.js";
+import { type BinInput, writeBinFiles } from "./write-bin-files.js";
 
 export type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
 
@@ -22,11 +26,20 @@ export async function rewriteBin(
   ctx: BinRewriteContext,
   arrangement?: BinArrangement,
 ): Promise<BinRewrite> {
-  const counts: BinCounts = { rows: 0, batches: 0, arranged: 0 };
-  const read = readBin(bin, ctx, counts);
-  const arranged = arrangement ? counted(arrangement.arrange(read), counts) : read;
+  const counts: BinCounts = { rows: 0, batches: 0, arranged: 0, passedThrough: 0 };
+  const arranged = arrangement
+    ? counted(arrangement.arrange(readBin(bin, ctx, counts, false)), counts)
+    : readBin(bin, ctx, counts, true);
   const source = arranged[Symbol.asyncIterator]();
-  const result: BinRewrite = { bin, adds: [], keys: [], rows: 0, batches: 0, bytesWritten: 0 };
+  const result: BinRewrite = {
+    bin,
+    adds: [],
+    keys: [],
+    rows: 0,
+    batches: 0,
+    passedThrough: 0,
+    bytesWritten: 0,
+  };
   try {
     const first = await source.next();
     if (!first.done) await writeBinFiles(first.value, source, bin, ctx, arrangement, result);
@@ -34,6 +47,7 @@ export async function rewriteBin(
     await source.return?.(undefined);
   }
   result.rows = counts.rows;
+  result.passedThrough = counts.passedThrough;
   result.batches = arrangement ? counts.arranged : counts.batches;
   return result;
 }
@@ -51,28 +65,71 @@ interface BinCounts {
   batches: number;
   /** Batches of the arranged rows. */
   arranged: number;
+  /** Files passed through undecoded. */
+  passedThrough: number;
 }
 
-/** The bin's rows, file after file, batch after batch (data-file shaped: no partition columns). */
+/**
+ * The bin's rows, file after file, batch after batch (data-file shaped: no partition columns); with
+ * `passthrough`, files that fit go on whole, undecoded, once a decoded batch went first.
+ */
+function readBin(
+  bin: CompactionBin,
+  ctx: BinRewriteContext,
+  counts: BinCounts,
+  passthrough: false,
+): AsyncGenerator<RecordBatch>;
+function readBin(
+  bin: CompactionBin,
+  ctx: BinRewriteContext,
+  counts: BinCounts,
+  passthrough: boolean,
+): AsyncGenerator<BinInput>;
 async function* readBin(
   bin: CompactionBin,
   ctx: BinRewriteContext,
   counts: BinCounts,
-): AsyncGenerator<RecordBatch> {
+  passthrough: boolean,
+): AsyncGenerator<BinInput> {
+  // Files pass through only once a decoded batch went first (the writer judges its settings on it).
+  let decodedFirst = false;
   for (const file of bin.files) {
     const permit = await ctx.acquireFile();
     let reader: ParquetReader | undefined;
     try {
       reader = await openLiveFile(ctx.store, file, ctx.read);
-      for await (const batch of readLiveFile(reader, file, { fields: ctx.dataSchema.fields }, ctx.read)) {
-        counts.batches++;
-        counts.rows += batch.numRows;
-        if (batch.numRows > 0) yield batch;
+      const unit = passthrough && decodedFirst ? await fetchPassthrough(reader, file, ctx) : undefined;
+      if (unit) {
+        counts.batches += footerBatches(reader, ctx.read.batchRows);
+        counts.rows += unit.rows;
+        counts.passedThrough++;
+        reader.close();
+        yield* handOver(unit);
+      } else {
+        for await (const batch of readLiveFile(reader, file, { fields: ctx.dataSchema.fields }, ctx.read)) {
+          counts.batches++;
+          counts.rows += batch.numRows;
+          if (batch.numRows === 0) continue;
+          decodedFirst = true;
+          yield batch;
+        }
       }
     } finally {
       reader?.close();
       permit.release();
     }
     ctx.onInputRead?.(file.size);
+  }
+}
+
+/** Yields `unit` (when it has rows); gives back its admission if the consumer stops before taking it. */
+async function* handOver(unit: ParquetPassthrough): AsyncGenerator<ParquetPassthrough> {
+  if (unit.rows === 0) return unit.release();
+  let taken = false;
+  try {
+    yield unit;
+    taken = true;
+  } finally {
+    if (!taken) unit.release();
   }
 }

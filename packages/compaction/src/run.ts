@@ -4,11 +4,12 @@
  * partitions of dropped bins (with the caller's planner) up to `maxReplanRounds`, deleting on failure what
  * was written and not committed; and the result (our counters plus delta-rs's metrics).
  */
-import { CallBudgets, dataFileSchema } from "@deltalite/data-files";
+import { CALL_LIMIT_DEFAULTS, CallBudgets, dataFileSchema } from "@deltalite/data-files";
 import { discardWrittenFiles, type Snapshot } from "@deltalite/delta-log";
 import { type RunContext, type RunState, runBins } from "./execute.js";
 import { optimizeMetrics, sizeSummary } from "./metrics.js";
 import type { PartitionFilter } from "./partition-filter.js";
+import { passthroughMaxBytes } from "./passthrough-read.js";
 import type { CompactionPlan } from "./plan.js";
 import { RunProgress } from "./run-progress.js";
 import type { CompactHooks, CompactOptions, CompactResult, OptimizeMetrics } from "./types.js";
@@ -114,6 +115,7 @@ export function runContext(
     dataSchema: dataFileSchema(snapshot.schema, snapshot.partitionColumns),
     maxParallelBins,
     maxDecodedFileBytes: options.maxDecodedFileBytes ?? RUN_DEFAULTS.maxDecodedFileBytes,
+    passthroughMaxBytes: passthroughMaxBytes(options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes),
     maxRowGroupBytes: options.maxRowGroupDecodedBytes ?? RUN_DEFAULTS.maxRowGroupDecodedBytes,
     signal,
     progress: new RunProgress(options.onProgress),
@@ -140,6 +142,7 @@ export function resultOf(
     bytesAdded: metrics.filesAdded.totalSize,
     rowsRewritten: state.committed.reduce((n, r) => n + r.rows, 0),
     batchesRead: state.committed.reduce((n, r) => n + r.batches, 0),
+    filesPassedThrough: state.committed.reduce((n, r) => n + r.passedThrough, 0),
     parallelBins: run.parallelBins,
     commits: state.commits,
     commitRetries: state.commitRetries,

@@ -129,6 +129,8 @@ export interface CompactResult extends OptimizeMetrics {
   bytesAdded: number;
   rowsRewritten: number;
   batchesRead: number;
+  /** Input files handed to the encoder undecoded (compaction's passthrough; the rest were decoded in JS). */
+  filesPassedThrough: number;
   /** Bins rewritten at once. */
   parallelBins: number;
   commits: number;

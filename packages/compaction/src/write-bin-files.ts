@@ -2,30 +2,53 @@
  * The writing half of a bin's rewrite: its rows (already read, and arranged for Z-order) streamed into ZSTD
  * Parquet files of the bin's partition with `dataChange: false` Adds. A file closes once
  * `maxDecodedFileBytes` of decoded batches went into it (and, for Z-order, at its target size); row groups
- * and the multipart threshold follow writer-memory.ts, so the encoder's memory is what the knobs say.
+ * and the multipart threshold follow writer-memory.ts, so the encoder's memory is what the knobs say. A file
+ * passed through undecoded (passthrough-read.ts) counts its footer's uncompressed bytes toward the cap, and
+ * goes into one output file whole (input files of a bin are small: the cap is passed by at most one). Every
+ * output file of a compaction bin keeps the dictionary policy its first batch decided (the bin's first file
+ * is decoded in JS for that), since a later output file may start with a passed-through file. Compaction's
+ * bins encode on encoder workers of their own (up to one per core); Z-order's share the process's first.
  */
 import { writePartitionFiles } from "@deltalite/data-files";
-import { DEFAULT_MAX_ROW_GROUP_ROWS, recordBatchBytes } from "@deltalite/parquet-stream";
+import { DeltaLiteError } from "@deltalite/errors";
+import {
+  DEFAULT_MAX_ROW_GROUP_ROWS,
+  isPassthrough,
+  type ParquetPassthrough,
+  plainColumns,
+  recordBatchBytes,
+} from "@deltalite/parquet-stream";
 import type { RecordBatch } from "apache-arrow";
 import type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
 import type { CompactionBin } from "./plan.js";
 import { encodedRowGroupBytes, outputMultipartThreshold, rowGroupRowsFor } from "./writer-memory.js";
+
+/** What a bin's reading hands the writer: decoded batches, and (compaction) files passed through. */
+export type BinInput = RecordBatch | ParquetPassthrough;
+
+/** The decoded measure of one input (a passed-through file's: its footer's uncompressed bytes). */
+function decodedMeasure(input: BinInput): number {
+  return isPassthrough(input) ? input.decodedBytes : recordBatchBytes(input);
+}
 
 /** No file of a bin closes on its stored size: one file per bin unless the decoded cap splits it. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** Streams `first` and the rest of `source` into files of at most `maxDecodedFileBytes` decoded bytes each. */
 export async function writeBinFiles(
-  first: RecordBatch,
-  source: AsyncIterator<RecordBatch>,
+  first: BinInput,
+  source: AsyncIterator<BinInput>,
   bin: CompactionBin,
   ctx: BinRewriteContext,
   arrangement: BinArrangement | undefined,
   result: BinRewrite,
 ): Promise<void> {
-  let pending: RecordBatch | undefined = first;
+  // The first input is always decoded (rewrite-bin.ts): the writer's settings are judged on it.
+  if (isPassthrough(first))
+    throw new DeltaLiteError("generic", "internal: a bin began with an undecoded file");
+  let pending: BinInput | undefined = first;
   let exhausted = false;
-  async function* untilCap(): AsyncGenerator<RecordBatch> {
+  async function* untilCap(): AsyncGenerator<BinInput> {
     let bytes = 0;
     while (bytes < ctx.maxDecodedFileBytes) {
       let batch = pending;
@@ -38,12 +61,13 @@ export async function writeBinFiles(
         }
         batch = next.value;
       }
-      bytes += recordBatchBytes(batch);
+      bytes += decodedMeasure(batch);
       yield batch;
     }
   }
   const targetFileSize = arrangement?.targetFileSize ?? UNBOUNDED;
   const maxRowGroupRows = Math.min(DEFAULT_MAX_ROW_GROUP_ROWS, rowGroupRowsFor(first, ctx.maxRowGroupBytes));
+  const plain = arrangement ? undefined : plainColumns(first);
   while (!exhausted) {
     const written = writePartitionFiles(
       ctx.store,
@@ -65,6 +89,9 @@ export async function writeBinFiles(
         multipartPartSizeBytes: ctx.multipartPartSizeBytes,
         multipartConcurrency: ctx.multipartConcurrency,
         dataChange: false,
+        plainColumns: plain,
+        // Bins encode on workers of their own (one per core): each bin's row group is a knob of its own.
+        spreadEncoders: arrangement === undefined,
         signal: ctx.signal,
       },
     );

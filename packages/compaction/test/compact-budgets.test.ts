@@ -2,7 +2,8 @@
  * Bounded memory: a compaction under small budgets holds at most `maxBufferedBytes` of admitted decoded
  * bytes and `maxFetchBytes` of fetched bytes at any time (counted by the budgets' observer), runs under a
  * process-wide budget set it shares with upserts and gives every permit back, and still leaves the content
- * delta-rs reads unchanged.
+ * delta-rs reads unchanged. Files passed through to the encoder undecoded (passthrough-read.ts) count their
+ * whole size against the fetch budget until the worker has decoded them.
  */
 import { createProcessBudgets, limitsSnapshot } from "@deltalite/data-files";
 import { describe, expect, it } from "vitest";
@@ -58,6 +59,8 @@ describe("compact: budgets", () => {
     );
     expect(result.numFilesRemoved).toBe(16);
     expect(result.batchesRead).toBeGreaterThan(16);
+    // Every file of a bin but its first has the table's schema: it goes to the worker undecoded.
+    expect(result.filesPassedThrough).toBe(16 - result.bins);
     expect(live.maxDecode).toBeGreaterThan(0);
     expect(live.maxDecode).toBeLessThanOrEqual(maxBufferedBytes);
     expect(live.maxFetch).toBeLessThanOrEqual(maxFetchBytes);

@@ -2,6 +2,8 @@
  * The encoder runs on a worker thread: a worker that dies mid-write fails that write with a typed error,
  * leaves no object for the file it was encoding (files already handed out stay, as before), and the next
  * write gets a fresh worker and succeeds; many writes at once each get their own worker and their own rows.
+ * Streams share the process's first worker unless they ask to be spread: then they go to idle workers, up to
+ * one per core (`DELTALITE_ENCODER_WORKERS`).
  */
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
@@ -13,7 +15,13 @@ import {
   type WrittenFile,
   writeParquetFiles,
 } from "../src/index.js";
-import { endEncoderWorker } from "../src/write/encoder-pool.js";
+import {
+  EncoderSession,
+  encoderFor,
+  encoderWorkerLimit,
+  endEncoderWorker,
+  runningEncoderWorkers,
+} from "../src/write/encoder-pool.js";
 import { sequenceTable } from "./write-helpers.js";
 
 const schema = sequenceTable(0, 1, 12).schema;
@@ -112,5 +120,40 @@ describe("parquet encoding on a worker thread", () => {
     });
     // One worker encoded them all: its WebAssembly memory is the encoder's high-water mark.
     expect(await encoderWasmMemoryBytes()).toBeGreaterThan(1 << 20);
+  });
+
+  it("spread streams go to workers of their own up to the limit; the others share the first", async () => {
+    expect(encoderWorkerLimit({ DELTALITE_ENCODER_WORKERS: "1" })).toBe(1);
+    expect(encoderWorkerLimit({ DELTALITE_ENCODER_WORKERS: "3" })).toBe(3);
+    expect(encoderWorkerLimit({ DELTALITE_ENCODER_WORKERS: "99" })).toBe(4);
+    await endEncoderWorker();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runningEncoderWorkers()).toBe(0);
+    const previous = process.env.DELTALITE_ENCODER_WORKERS;
+    process.env.DELTALITE_ENCODER_WORKERS = "2";
+    const sessions: EncoderSession[] = [];
+    try {
+      sessions.push(new EncoderSession(encoderFor(false)), new EncoderSession(encoderFor(false)));
+      expect(runningEncoderWorkers()).toBe(1);
+      sessions.push(new EncoderSession(encoderFor(true)));
+      expect(runningEncoderWorkers()).toBe(2);
+      sessions.push(new EncoderSession(encoderFor(true)));
+      expect(runningEncoderWorkers()).toBe(2);
+    } finally {
+      for (const session of sessions) session.close();
+      if (previous === undefined) delete process.env.DELTALITE_ENCODER_WORKERS;
+      else process.env.DELTALITE_ENCODER_WORKERS = previous;
+    }
+    // A spread write beside a shared one: both complete with their own rows.
+    const store = new InMemoryStore();
+    const [spread, shared] = await Promise.all(
+      [true, false].map((spreadEncoders, w) =>
+        writeParquetFiles(store, batches(-1), { schema, nextKey: () => `p${w}.parquet`, spreadEncoders }),
+      ),
+    );
+    for (const files of [spread, shared]) {
+      const all = (await Promise.all((files as WrittenFile[]).map((f) => ids(store, f)))).flat();
+      expect(all).toEqual(Array.from({ length: 200_000 }, (_, i) => BigInt(i)));
+    }
   });
 });

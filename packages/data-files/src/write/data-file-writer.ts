@@ -8,8 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { type AddAction, addForWrittenFile, dataFileName, hivePartitionPath } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type ParquetCodec, parquetFileStream, type WrittenFile } from "@deltalite/parquet-stream";
-import type { RecordBatch, Schema } from "apache-arrow";
+import {
+  type ParquetCodec,
+  parquetFileStream,
+  type WriterInput,
+  type WrittenFile,
+} from "@deltalite/parquet-stream";
+import type { Schema } from "apache-arrow";
 
 /** What the writer needs besides the rows: the table's layout, the file knobs, and the Add's dataChange. */
 export interface DataFileWriterOptions {
@@ -23,6 +28,10 @@ export interface DataFileWriterOptions {
   multipartThresholdBytes?: number | undefined;
   multipartPartSizeBytes?: number | undefined;
   multipartConcurrency?: number | undefined;
+  /** Encode on the least busy of parquet-stream's encoder workers, not the shared first one (compaction). */
+  spreadEncoders?: boolean | undefined;
+  /** Columns written without a dictionary (default: the first batch decides, parquet-stream's policy). */
+  plainColumns?: readonly string[] | undefined;
   /** The Adds' dataChange (default true). */
   dataChange?: boolean | undefined;
   /** A folder the partition paths go under (change-data files: `_change_data`); none by default. */
@@ -37,11 +46,12 @@ export interface WrittenDataFile {
 
 /**
  * Writes `batches` of the partition `values` (schema `dataSchema`) as data files, yielding each one as soon
- * as it is complete. No file is written for an input without rows.
+ * as it is complete. No file is written for an input without rows. Besides batches, the input may hold
+ * Parquet files to pass through (compaction; parquet-stream's passthrough.ts).
  */
 export async function* writePartitionFiles(
   store: ObjectStore,
-  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  batches: WriterInput,
   dataSchema: Schema,
   values: Record<string, string | null>,
   options: DataFileWriterOptions,
@@ -63,6 +73,8 @@ export async function* writePartitionFiles(
     multipartThresholdBytes: options.multipartThresholdBytes,
     multipartPartSizeBytes: options.multipartPartSizeBytes,
     multipartConcurrency: options.multipartConcurrency,
+    plainColumns: options.plainColumns,
+    spreadEncoders: options.spreadEncoders,
     signal: options.signal,
   });
   const rules = { configuration: options.configuration, partitionColumns: options.partitionColumns };

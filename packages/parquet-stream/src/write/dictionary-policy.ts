@@ -11,6 +11,7 @@
  * the page encoding differs.
  */
 import { type Data, type RecordBatch, Type } from "apache-arrow";
+import { isPassthrough, type ParquetPassthrough } from "./passthrough.js";
 
 /** Rows of the first batch looked at (evenly spread over it). */
 export const DICTIONARY_SAMPLE_ROWS = 256;
@@ -80,19 +81,30 @@ export function plainColumns(batch: RecordBatch): string[] {
     .map((field) => field.name);
 }
 
-/** Passes `batches` through and records the plain columns of the first non-empty one. */
+/**
+ * Passes `batches` through and records the plain columns of the first non-empty one (passed-through files
+ * are not judged), unless the caller fixed them.
+ */
 export class DictionaryPolicy {
-  #plain: readonly string[] = [];
+  #plain: readonly string[];
+  #fixed: boolean;
+
+  constructor(fixed?: readonly string[]) {
+    this.#plain = fixed ?? [];
+    this.#fixed = fixed !== undefined;
+  }
 
   /** The columns to write PLAIN (empty until the first rows went by). */
   get plainColumns(): readonly string[] {
     return this.#plain;
   }
 
-  async *observe(batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>): AsyncGenerator<RecordBatch> {
-    let judged = false;
+  async *observe<T extends RecordBatch | ParquetPassthrough>(
+    batches: AsyncIterable<T> | Iterable<T>,
+  ): AsyncGenerator<T> {
+    let judged = this.#fixed;
     for await (const batch of batches) {
-      if (!judged && batch.numRows > 0) {
+      if (!judged && !isPassthrough(batch) && batch.numRows > 0) {
         this.#plain = plainColumns(batch);
         judged = true;
       }

@@ -1,12 +1,15 @@
 /**
- * The main thread's side of the encoder worker (encoder-worker.ts): one worker for the whole process,
- * started on demand, serving every stream at once (so WebAssembly memory has one high-water mark, as when
- * encoding ran on the main thread), and never keeping the process alive while no stream uses it; and the
- * session one stream holds on it: slices go out under a credit of MAX_QUEUED_SLICES, events come back in
- * order. A stream that fails is dropped in the worker; a worker that fails (an error, an exit) fails every
+ * The main thread's side of the encoder workers (encoder-worker.ts): a pool of up to one worker per core
+ * (`encoderWorkerLimit`), started on demand, each serving any number of streams at once (one stream stays on
+ * one worker; a stream joins the first worker unless it asks to be spread: then an idle worker, else a new
+ * one while the limit allows, else the least busy), never keeping the process alive while no stream uses it; and the session one stream holds on a
+ * worker: inputs (IPC slices, or Parquet files passed through) go out under a credit of MAX_QUEUED_SLICES,
+ * each input's `onTaken` runs when the worker has consumed it (a file: decoded its last row group), events
+ * come back in order. A stream that fails is dropped in the worker; a worker that fails (an error, an exit) fails every
  * stream it served, and the next stream starts a new one.
  */
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DeltaLiteError } from "@deltalite/errors";
 import {
@@ -19,13 +22,23 @@ import {
 /** Slices of one stream sent to the worker and not yet handed to parquet-rs. */
 export const MAX_QUEUED_SLICES = 2;
 
+/** The most encoder workers a process runs, whatever its cores (each holds its own WebAssembly memory). */
+export const MAX_ENCODER_WORKERS = 4;
+
+/** How many encoder workers may run: `DELTALITE_ENCODER_WORKERS` when set (1 to the maximum), else one per core. */
+export function encoderWorkerLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const asked = Number(env.DELTALITE_ENCODER_WORKERS);
+  const wanted = Number.isSafeInteger(asked) && asked >= 1 ? asked : availableParallelism();
+  return Math.max(1, Math.min(MAX_ENCODER_WORKERS, wanted));
+}
+
 /** The failure a session reports when the worker itself failed. */
 function workerFailure(message: string): DeltaLiteError {
   return new DeltaLiteError("generic", `parquet encoder worker failed: ${message}`);
 }
 
 /** The process's worker and the sessions it serves. */
-class SharedEncoder {
+export class SharedEncoder {
   readonly worker: Worker;
   readonly sessions = new Map<number, EncoderSession>();
 
@@ -52,58 +65,111 @@ class SharedEncoder {
   }
 
   #died(failure: DeltaLiteError): void {
-    if (shared === this) shared = undefined;
+    running = running.filter((encoder) => encoder !== this);
     for (const session of [...this.sessions.values()]) session.fail(failure);
     this.sessions.clear();
   }
 }
 
 let source: string | undefined;
-let shared: SharedEncoder | undefined;
+let running: SharedEncoder[] = [];
 let nextId = 0;
 
-function encoder(): SharedEncoder {
+/**
+ * The worker a new stream joins. By default the process's first worker (one WebAssembly high-water mark for
+ * every stream, as the upsert's memory figures assume); with `spread` (compaction: its knobs count one
+ * row-group budget per bin) an idle worker, else a new one while the limit allows, else the least busy.
+ */
+function encoder(spread = false): SharedEncoder {
   source ??= encoderWorkerSource(createRequire(import.meta.url).resolve("parquet-wasm"));
-  shared ??= new SharedEncoder(source);
-  return shared;
+  const least = running.reduce<SharedEncoder | undefined>(
+    (best, e) => (best === undefined || e.sessions.size < best.sessions.size ? e : best),
+    undefined,
+  );
+  const reuse = spread
+    ? least !== undefined && (least.sessions.size === 0 || running.length >= encoderWorkerLimit())
+    : least !== undefined;
+  if (reuse) return spread ? (least as SharedEncoder) : (running[0] as SharedEncoder);
+  const started = new SharedEncoder(source);
+  running.push(started);
+  return started;
+}
+
+/** The worker a new stream joins (see `encoder`). */
+export function encoderFor(spread: boolean): SharedEncoder {
+  return encoder(spread);
 }
 
 /** Ends the worker now, as a crash would (tests: a worker's failure fails the writes it served). */
 export async function endEncoderWorker(): Promise<void> {
-  await shared?.worker.terminate();
+  await Promise.all(running.map((e) => e.worker.terminate()));
+}
+
+/** Encoder workers running now (tests). */
+export function runningEncoderWorkers(): number {
+  return running.length;
 }
 
 /** One stream's use of the worker. */
 export class EncoderSession {
   readonly id = nextId++;
-  readonly #encoder = encoder();
+  readonly #encoder: SharedEncoder;
   #events: FromEncoder[] = [];
   #failure: unknown;
   #credit = MAX_QUEUED_SLICES;
+  /** What to run as each input sent and not yet consumed is taken by the worker, in sending order. */
+  #onTaken: ((() => void) | undefined)[] = [];
   /** The producer (waiting for credit) and the consumer (waiting for events) may both wait at once. */
   #waiters: (() => void)[] = [];
   #closed = false;
-  constructor() {
+  constructor(on: SharedEncoder = encoder()) {
+    this.#encoder = on;
     this.#encoder.join(this);
   }
 
   /** An event for this session from the worker. */
   receive(event: FromEncoder): void {
-    if (event.type === "taken") this.#credit++;
-    else if (event.type === "error") this.fail(workerFailure(event.message));
+    if (event.type === "taken") {
+      this.#credit++;
+      this.#onTaken.shift()?.();
+    } else if (event.type === "error") this.fail(workerFailure(event.message));
     else this.#events.push(event);
     this.#notify();
   }
 
-  begin(settings: EncoderSettings): void {
-    this.#encoder.post({ id: this.id, type: "begin", settings });
+  /** Starts the stream; `schemaIpc` (an IPC stream of its schema) relabels passed-through files' batches. */
+  begin(settings: EncoderSettings, schemaIpc?: Uint8Array): void {
+    this.#encoder.post({ id: this.id, type: "begin", settings, schemaIpc });
   }
 
   /** Sends one slice (its buffer is transferred), first waiting for credit. */
   async send(ipc: Uint8Array): Promise<void> {
     await this.#until(() => this.#credit > 0);
     this.#credit--;
+    this.#onTaken.push(undefined);
     this.#encoder.post({ id: this.id, type: "slice", ipc }, [ipc.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * Sends a whole Parquet file to pass through (its buffer is transferred), first waiting for credit;
+   * `onTaken` runs once the worker decoded its last row group, or when the session fails or closes.
+   */
+  async sendFile(
+    file: { bytes: Uint8Array; rowGroups: number[]; batchRows: number },
+    onTaken: () => void,
+  ): Promise<void> {
+    try {
+      await this.#until(() => this.#credit > 0);
+    } catch (error) {
+      onTaken();
+      throw error;
+    }
+    this.#credit--;
+    this.#onTaken.push(onTaken);
+    const { bytes, rowGroups, batchRows } = file;
+    this.#encoder.post({ id: this.id, type: "file", bytes, rowGroups, batchRows }, [
+      bytes.buffer as ArrayBuffer,
+    ]);
   }
 
   /** Sends a one-reply request (the reply is the next event). */
@@ -134,6 +200,7 @@ export class EncoderSession {
   /** Makes every wait (now and later) throw `reason`; the worker is ended at close(). */
   fail(reason: unknown): void {
     if (this.#failure === undefined) this.#failure = reason;
+    this.#releaseInputs();
     this.#notify();
   }
 
@@ -141,9 +208,15 @@ export class EncoderSession {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#releaseInputs();
     const alive = this.#encoder.sessions.has(this.id);
     this.#encoder.leave(this);
     if (this.#failure !== undefined && alive) this.#encoder.post({ id: this.id, type: "abort" });
+  }
+
+  /** Runs every pending `onTaken` (the worker will not consume those inputs for this session any more). */
+  #releaseInputs(): void {
+    for (const onTaken of this.#onTaken.splice(0)) onTaken?.();
   }
 
   async #until(ready: () => boolean): Promise<void> {
@@ -168,7 +241,13 @@ export class EncoderSession {
  * benchmarks; starts the worker when none runs.
  */
 export async function encoderWasmMemoryBytes(): Promise<number> {
-  const session = new EncoderSession();
+  if (running.length === 0) encoder();
+  const each = await Promise.all(running.map(workerWasmMemoryBytes));
+  return each.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+async function workerWasmMemoryBytes(on: SharedEncoder): Promise<number> {
+  const session = new EncoderSession(on);
   try {
     session.ask({ id: session.id, type: "memory" });
     const event = await session.next();
@@ -193,4 +272,13 @@ export async function encodeWhole(ipc: Uint8Array, settings: EncoderSettings): P
   } finally {
     session.close();
   }
+}
+
+/**
+ * Starts an encoder worker now when none runs, so that a writer about to encode overlaps the worker's start
+ * (a thread, parquet-wasm's compile) with its reads; the worker serves the next stream as any idle one would
+ * and, idle, keeps the process alive no more than one started on demand.
+ */
+export function startEncoderWorker(): void {
+  if (running.length === 0) encoder();
 }

@@ -7,9 +7,14 @@
  * acknowledged (`taken`) when it is handed to parquet-rs, and no further slice is handed over while more
  * than one output chunk waits for the main thread's `ack` (its bytes reached the sink).
  *
- * One worker serves every stream of the process at once (messages carry the stream's `id`), as one
- * parquet-wasm instance served them on the main thread before: WebAssembly memory grows to one high-water
- * mark, not one per stream.
+ * Besides IPC slices, a stream takes whole Parquet files to pass through (compaction, passthrough.ts): the
+ * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),
+ * relabels each batch with the stream's schema (`withSchema`: refused unless the file's decoded schema fits
+ * it) and hands the batches to the same parquet-rs writer; the file counts as one queued input and is
+ * acknowledged (`taken`) once its last row group is decoded, so its bytes are held one file at a time.
+ *
+ * A worker serves any number of streams at once (messages carry the stream's `id`; encoder-pool.ts runs up
+ * to one worker per core): the streams of one worker share its WebAssembly memory's high-water mark.
  *
  * The body is one self-contained function whose source text starts the worker (`eval`), so the same code
  * runs from the TypeScript sources (tests) and from the built package; it may use nothing but its argument.
@@ -33,8 +38,9 @@ export interface EncoderSettings {
 
 /** Main thread → worker (`id` names the stream). */
 export type ToEncoder = { id: number } & (
-  | { type: "begin"; settings: EncoderSettings }
+  | { type: "begin"; settings: EncoderSettings; schemaIpc?: Uint8Array | undefined }
   | { type: "slice"; ipc: Uint8Array }
+  | { type: "file"; bytes: Uint8Array; rowGroups: number[]; batchRows: number }
   | { type: "end" }
   | { type: "ack" }
   | { type: "abort" }
@@ -56,7 +62,7 @@ export type FromEncoder = { id: number } & (
 
 /** The worker's code. Runs in the worker with `require` (CommonJS eval); `wasmEntry` is parquet-wasm's node build. */
 function encoderWorkerMain(wasmEntry: string): void {
-  const { parentPort } = require("node:worker_threads");
+  const { MessageChannel, parentPort } = require("node:worker_threads");
   const wasm: typeof ParquetWasm = require(wasmEntry);
   const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
     snappy: wasm.Compression.SNAPPY,
@@ -80,14 +86,36 @@ function encoderWorkerMain(wasmEntry: string): void {
     return builder.build();
   }
 
-  /** One stream being encoded: slices waiting, whether `end` came, chunks unacknowledged, who waits. */
+  /**
+   * Frees an input's bytes now, once parquet-wasm has copied them into its memory: a buffer transferred into
+   * a message on a port that is then closed is released at once, where the worker's rare garbage collection
+   * would keep every file it was sent (tens of MB per worker) alive for a while.
+   */
+  function drop(bytes: Uint8Array): void {
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(null, [bytes.buffer]);
+    port1.close();
+    port2.close();
+  }
+
+  /** A queued input: an IPC slice, or a Parquet file's row groups still to decode (`next` indexes them). */
+  type Input =
+    | { kind: "ipc"; ipc: Uint8Array }
+    | { kind: "file"; bytes: Uint8Array; rowGroups: number[]; batchRows: number; next: number };
+
+  /** One stream being encoded: inputs waiting, whether `end` came, chunks unacknowledged, who waits. */
   class Stream {
-    readonly queue: Uint8Array[] = [];
+    readonly queue: Input[] = [];
     readonly carry: WasmBatch[] = [];
     ended = false;
     aborted = false;
     unacked = 0;
     #waiters: (() => void)[] = [];
+    /**
+     * A table without rows of the stream's schema: passed-through files' batches are relabelled with a fresh
+     * copy of its schema each (`withSchema` consumes the schema it is given).
+     */
+    schemaTable: ParquetWasm.Table | undefined;
     constructor(readonly id: number) {}
 
     post(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): void {
@@ -116,14 +144,51 @@ function encoderWorkerMain(wasmEntry: string): void {
 
     /** The next WASM batch (undefined at the end); the caller hands it on or frees it. */
     async nextBatch(): Promise<WasmBatch | undefined> {
-      if (!(await this.hasInput())) return undefined;
-      if (this.carry.length === 0) {
-        const table = wasm.Table.fromIPCStream(this.queue.shift() as Uint8Array);
-        this.post({ type: "taken" });
-        this.carry.push(...table.recordBatches());
-        table.free();
+      while (this.carry.length === 0) {
+        if (!(await this.hasInput())) return undefined;
+        const input = this.queue[0] as Input;
+        if (input.kind === "ipc") {
+          this.queue.shift();
+          this.#takeTable(wasm.Table.fromIPCStream(input.ipc), undefined);
+          drop(input.ipc);
+          this.post({ type: "taken" });
+        } else if (input.next >= input.rowGroups.length) {
+          this.queue.shift();
+          drop(input.bytes);
+          this.post({ type: "taken" });
+        } else {
+          const rowGroup = input.rowGroups[input.next++] as number;
+          const table = wasm.readParquet(input.bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
+          this.#takeTable(table, this.schemaTable);
+          if (input.next >= input.rowGroups.length) {
+            // The file's bytes are no longer needed: drop them before encoding its last rows.
+            this.queue.shift();
+            drop(input.bytes);
+            this.post({ type: "taken" });
+          }
+        }
       }
       return this.carry.shift();
+    }
+
+    /** Moves a table's non-empty batches into `carry`, relabelled with `like`'s schema when given. */
+    #takeTable(table: ParquetWasm.Table, like: ParquetWasm.Table | undefined): void {
+      try {
+        for (const batch of table.recordBatches()) {
+          if (batch.numRows === 0 || !like) {
+            if (batch.numRows === 0) batch.free();
+            else this.carry.push(batch);
+            continue;
+          }
+          try {
+            this.carry.push(batch.withSchema(like.schema));
+          } finally {
+            batch.free();
+          }
+        }
+      } finally {
+        table.free();
+      }
     }
   }
   const streams = new Map<number, Stream>();
@@ -182,6 +247,7 @@ function encoderWorkerMain(wasmEntry: string): void {
       stream.post({ type: "error", message: error instanceof Error ? error.message : String(error) });
     } finally {
       for (const batch of stream.carry.splice(0)) batch.free();
+      stream.schemaTable?.free();
       streams.delete(stream.id);
     }
   }
@@ -211,14 +277,18 @@ function encoderWorkerMain(wasmEntry: string): void {
     }
     if (message.type === "begin") {
       const stream = new Stream(message.id);
+      if (message.schemaIpc) stream.schemaTable = wasm.Table.fromIPCStream(message.schemaIpc);
       streams.set(message.id, stream);
       void encodeStream(stream, message.settings);
       return;
     }
     const stream = streams.get(message.id);
     if (!stream) return;
-    if (message.type === "slice") stream.queue.push(message.ipc);
-    else if (message.type === "end") stream.ended = true;
+    if (message.type === "slice") stream.queue.push({ kind: "ipc", ipc: message.ipc });
+    else if (message.type === "file") {
+      const { bytes, rowGroups, batchRows } = message;
+      stream.queue.push({ kind: "file", bytes, rowGroups, batchRows, next: 0 });
+    } else if (message.type === "end") stream.ended = true;
     else if (message.type === "ack") stream.unacked--;
     else if (message.type === "abort") stream.aborted = true;
     stream.wake();

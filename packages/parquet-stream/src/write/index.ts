@@ -1,6 +1,7 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
-export { encoderWasmMemoryBytes } from "./encoder-pool.js";
+export { plainColumns } from "./dictionary-policy.js";
+export { encoderWasmMemoryBytes, startEncoderWorker } from "./encoder-pool.js";
 export {
   DEFAULT_CODEC,
   DEFAULT_CREATED_BY,
@@ -16,7 +17,15 @@ export {
 export {
   FOOTER_PARSERS,
   parquetFileStream,
+  type WriterInput,
   type WrittenFile,
   writeEmptyParquetFile,
   writeParquetFiles,
 } from "./parquet-writer.js";
+export {
+  footerDecodedSize,
+  isPassthrough,
+  type ParquetPassthrough,
+  passthroughFits,
+  passthroughOf,
+} from "./passthrough.js";

@@ -56,6 +56,13 @@ export interface WriteParquetOptions {
   multipartConcurrency?: number | undefined;
   /** The footer's `created_by`. */
   createdBy?: string | undefined;
+  /**
+   * Encode on the least busy of up to one encoder worker per core (compaction: one row-group budget per bin)
+   * instead of the process's first worker, which every other stream shares (default false).
+   */
+  spreadEncoders?: boolean | undefined;
+  /** Columns written without a dictionary; when undefined the stream's first batch decides (dictionary-policy.ts). */
+  plainColumns?: readonly string[] | undefined;
   /** Extra footer key/value metadata (parquet-rs adds `ARROW:schema` itself). */
   keyValueMetadata?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;

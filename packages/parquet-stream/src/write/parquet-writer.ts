@@ -6,17 +6,28 @@
  * One row group is encoded at a time; a file closes at
  * the first row-group boundary at or beyond `targetFileSize` and the next one starts; bytes stream to the
  * store as row groups complete. Each finished file is described by its key, size, row count and parsed
- * footer (read from the bytes just streamed, not from the store).
+ * footer (read from the bytes just streamed, not from the store). Besides batches, the input may hold whole
+ * Parquet files whose columns are exactly the schema (passthrough.ts): the worker decodes and writes them
+ * without a JS decode.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import { makeData, RecordBatch, RecordBatchStreamWriter, Struct } from "apache-arrow";
+import {
+  makeData,
+  RecordBatch,
+  RecordBatchStreamWriter,
+  type Schema,
+  Struct,
+  Table,
+  tableToIPC,
+} from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
 import { DictionaryPolicy } from "./dictionary-policy.js";
-import { EncoderSession, encodeWhole } from "./encoder-pool.js";
+import { EncoderSession, encoderFor, encodeWhole } from "./encoder-pool.js";
 import type { EncoderSettings } from "./encoder-worker.js";
 import { ObjectSink } from "./object-sink.js";
 import { type ResolvedWriteOptions, resolveWriteOptions, type WriteParquetOptions } from "./options.js";
+import { isPassthrough, type ParquetPassthrough, passthroughBatchRows } from "./passthrough.js";
 import { encoderSlices, MAX_SLICE_ROWS, sliceBytesFor, toIpc } from "./wasm-batches.js";
 
 /** One Parquet object `writeParquetFiles` wrote. */
@@ -120,17 +131,26 @@ async function finishFile(
  */
 async function feed(
   session: EncoderSession,
-  slices: AsyncIterable<RecordBatch>,
+  slices: AsyncIterable<RecordBatch | ParquetPassthrough>,
   settings: () => EncoderSettings,
+  schema: Schema,
 ): Promise<void> {
   let begun = false;
+  const begin = () => {
+    if (!begun) session.begin(settings(), schemaIpc(schema));
+    begun = true;
+  };
   try {
     for await (const slice of slices) {
-      if (!begun) session.begin(settings());
-      begun = true;
-      await session.send(toIpc(slice));
+      begin();
+      if (!isPassthrough(slice)) await session.send(toIpc(slice));
+      else {
+        const { maxRowGroupBytes, maxRowGroupRows } = settings();
+        const batchRows = passthroughBatchRows(slice, maxRowGroupBytes, maxRowGroupRows);
+        await session.sendFile({ bytes: slice.bytes, rowGroups: slice.rowGroups, batchRows }, slice.release);
+      }
     }
-    if (!begun) session.begin(settings());
+    begin();
     session.end();
   } catch (error) {
     session.fail(error);
@@ -154,7 +174,7 @@ function asWriteError(error: unknown, key: string | undefined, signal: AbortSign
  */
 export async function* parquetFileStream(
   store: ObjectStore,
-  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  batches: WriterInput,
   options: WriteParquetOptions,
 ): AsyncGenerator<WrittenFile> {
   const resolved = resolveWriteOptions(options);
@@ -164,12 +184,17 @@ export async function* parquetFileStream(
     maxSliceBytes: sliceBytesFor(resolved.maxRowGroupBytes),
     maxSliceRows: Math.min(MAX_SLICE_ROWS, resolved.maxRowGroupRows),
   };
-  const dictionary = new DictionaryPolicy();
+  const dictionary = new DictionaryPolicy(options.plainColumns);
   const slices = encoderSlices(dictionary.observe(batches), resolved.schema, limits, signal);
-  const session = new EncoderSession();
+  const session = new EncoderSession(encoderFor(options.spreadEncoders === true));
   const onAbort = () => session.fail(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const feeding = feed(session, slices, () => encoderSettings(resolved, dictionary.plainColumns));
+  const feeding = feed(
+    session,
+    slices,
+    () => encoderSettings(resolved, dictionary.plainColumns),
+    resolved.schema,
+  );
   let current: OpenFile | undefined;
   let key: string | undefined;
   let clean = false;
@@ -205,12 +230,38 @@ export async function* parquetFileStream(
 /** Writes `batches` into Parquet objects and returns them all once the last one is complete. */
 export async function writeParquetFiles(
   store: ObjectStore,
-  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  batches: WriterInput,
   options: WriteParquetOptions,
 ): Promise<WrittenFile[]> {
   const files: WrittenFile[] = [];
   for await (const file of parquetFileStream(store, batches, options)) files.push(file);
   return files;
+}
+
+/** What the writer takes: Arrow batches, and Parquet files to pass through (passthrough.ts). */
+export type WriterInput =
+  | AsyncIterable<RecordBatch | ParquetPassthrough>
+  | Iterable<RecordBatch | ParquetPassthrough>;
+
+/** A batch of `schema` without rows. */
+function emptyBatch(schema: Schema): RecordBatch {
+  const children = schema.fields.map((f) => makeData({ type: f.type, length: 0, nullCount: 0 } as never));
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children } as never) as never,
+  );
+}
+
+/** An IPC stream of `schema` (one empty batch), in a buffer of its own. */
+function emptyIpc(schema: Schema): Uint8Array {
+  return RecordBatchStreamWriter.writeAll([emptyBatch(schema)])
+    .toUint8Array(true)
+    .slice();
+}
+
+/** An IPC stream of `schema` alone (no batch): what the worker relabels passed-through batches with. */
+function schemaIpc(schema: Schema): Uint8Array {
+  return tableToIPC(new Table(schema), "stream");
 }
 
 /**
@@ -224,16 +275,7 @@ export async function writeEmptyParquetFile(
 ): Promise<WrittenFile> {
   const resolved = resolveWriteOptions(options);
   const key = resolved.nextKey();
-  const schema = resolved.schema;
-  const children = schema.fields.map((f) => makeData({ type: f.type, length: 0, nullCount: 0 } as never));
-  const empty = new RecordBatch(
-    schema,
-    makeData({ type: new Struct(schema.fields), length: 0, nullCount: 0, children } as never) as never,
-  );
-  const bytes = await encodeWhole(
-    RecordBatchStreamWriter.writeAll([empty]).toUint8Array(true).slice(),
-    encoderSettings(resolved, []),
-  );
+  const bytes = await encodeWhole(emptyIpc(resolved.schema), encoderSettings(resolved, []));
   await store.put(key, bytes, { mode: "create", signal: resolved.signal });
   const metadata = await parseFooter(store, key, bytes.byteLength, bytes, resolved.signal);
   return { key, size: bytes.byteLength, numRows: 0, metadata };

@@ -16,6 +16,7 @@ import {
   Struct,
 } from "apache-arrow";
 import { canConcat, concatRows } from "../arrow/concat.js";
+import { isPassthrough, type ParquetPassthrough } from "./passthrough.js";
 
 /** Upper bound of the decoded bytes handed to parquet-rs in one batch. */
 export const MAX_SLICE_BYTES = 4 * 1024 * 1024;
@@ -187,17 +188,23 @@ export function toIpc(batch: RecordBatch): Uint8Array {
 
 /**
  * Yields batches of at most `maxSliceBytes` decoded bytes and `maxSliceRows` rows each, conformed to `schema`,
- * in input order; consecutive small input batches come out appended into one.
+ * in input order; consecutive small input batches come out appended into one. Passed-through files go on
+ * as they are, in their place.
  */
 export async function* encoderSlices(
-  batches: AsyncIterable<RecordBatch> | Iterable<RecordBatch>,
+  batches: AsyncIterable<RecordBatch | ParquetPassthrough> | Iterable<RecordBatch | ParquetPassthrough>,
   schema: Schema,
   limits: SliceLimits,
   signal: AbortSignal | undefined,
-): AsyncGenerator<RecordBatch> {
+): AsyncGenerator<RecordBatch | ParquetPassthrough> {
   const gatherer = new SliceGatherer(schema, limits);
   for await (const input of batches) {
     signal?.throwIfAborted();
+    if (isPassthrough(input)) {
+      yield* gatherer.flush();
+      yield input;
+      continue;
+    }
     const batch = conformBatch(schema, input);
     if (batch.numRows === 0) continue;
     for (const { piece, bytes } of piecesOf(batch, limits)) yield* gatherer.add(piece, bytes);

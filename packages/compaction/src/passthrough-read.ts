@@ -1,0 +1,74 @@
+/**
+ * Which input files of a compaction bin skip the JS decode, and fetching them: a bin only concatenates rows,
+ * so a file whose columns are exactly the table's data schema (parquet-stream's `passthroughFits`: names,
+ * order, Arrow types as parquet-rs decodes them, nullability, no extra metadata) and whose stored size is at
+ * most the passthrough limit is fetched whole, under the call's fetch admission for its size, and handed to
+ * the encoder worker as it is; the admission is given back once the worker has decoded its last row group.
+ * The worker's WebAssembly memory then grows by the file's bytes plus one decoded row group. For such a
+ * file the decoded measure the bin's caps count (`maxDecodedFileBytes`, and the rows and batches of the
+ * result) comes from its footer: its row groups' uncompressed sizes and row counts. Any other file (an
+ * older schema with fewer columns, other types, a file above the limit, a short read) is read the usual way
+ * and conformed in JS. The limit is `DELTALITE_COMPACT_PASSTHROUGH_MAX_BYTES` (0: no passthrough), else
+ * 64 MiB, and never above the call's fetch budget.
+ */
+import type { FileView } from "@deltalite/delta-log";
+import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
+import {
+  type ParquetPassthrough,
+  type ParquetReader,
+  passthroughFits,
+  passthroughOf,
+} from "@deltalite/parquet-stream";
+import type { BinRewriteContext } from "./bin-rewrite-types.js";
+
+/** The default passthrough limit: a file larger than this is decoded in JS. */
+export const DEFAULT_PASSTHROUGH_MAX_BYTES = 64 * 1024 * 1024;
+const VARIABLE = "DELTALITE_COMPACT_PASSTHROUGH_MAX_BYTES";
+
+/** The passthrough limit for a call whose fetch budget is `maxFetchBytes` (module comment). */
+export function passthroughMaxBytes(maxFetchBytes: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[VARIABLE]?.trim();
+  let limit = DEFAULT_PASSTHROUGH_MAX_BYTES;
+  if (raw !== undefined && raw !== "") {
+    limit = Number(raw);
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new DeltaLiteInvalidArgumentError(
+        `${VARIABLE} must be a non-negative integer of bytes (got ${JSON.stringify(raw)})`,
+      );
+    }
+  }
+  return Math.min(limit, maxFetchBytes);
+}
+
+/**
+ * The file as a passthrough unit, fetched under the call's fetch admission; undefined when it must be read
+ * in JS (module comment).
+ */
+export async function fetchPassthrough(
+  reader: ParquetReader,
+  file: FileView,
+  ctx: BinRewriteContext,
+): Promise<ParquetPassthrough | undefined> {
+  if (file.size > ctx.passthroughMaxBytes) return undefined;
+  if (!passthroughFits(reader.metadata, ctx.dataSchema, file.path)) return undefined;
+  const { admission, signal } = ctx.read;
+  const release = admission ? await admission.admitFetch(file.size, signal) : () => undefined;
+  try {
+    const bytes = await ctx.store.get(file.path, { signal });
+    if (bytes.byteLength === file.size) return passthroughOf(bytes, reader.metadata, release);
+    release();
+    return undefined;
+  } catch (error) {
+    // The footer was just read from the same object (openLiveFile), so a failure here is the store's own.
+    release();
+    throw error;
+  }
+}
+
+/** Decoded batches the JS path would have read from the file (delta-rs's numBatches), by its footer. */
+export function footerBatches(reader: ParquetReader, batchRows: number | undefined): number {
+  return reader.rowGroupRows.reduce(
+    (sum, rows) => sum + (batchRows === undefined ? 1 : Math.ceil(rows / batchRows)),
+    0,
+  );
+}

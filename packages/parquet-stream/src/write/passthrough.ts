@@ -1,0 +1,152 @@
+/**
+ * Parquet files passed through the writer without a JS decode (compaction's concatenation of whole files):
+ * the unit a stream takes besides Arrow batches (`ParquetPassthrough`: the file's bytes, its row groups, and
+ * the footer's row and uncompressed-byte counts, the decoded measure the caller's caps use for it), and
+ * whether a file may be passed through at all (`passthroughFits`). The encoder worker decodes such a file
+ * with parquet-wasm (parquet-rs) and relabels its batches with the stream's schema, which parquet-rs only
+ * accepts when the decoded schema fits it; so a file fits when its columns are exactly the stream's: same
+ * names in the same order, same Arrow types both as our reader derives them from the Parquet schema and as
+ * the footer's `ARROW:schema` hint names them (parquet-rs decodes by the hint; a file without one, as Spark
+ * writes them, is not passed through: parquet-rs's own inference differs from ours, e.g. for INT96), same
+ * nullability, and no footer or field metadata parquet-rs would carry into the decoded schema. Anything else is read the usual
+ * way (decoded and conformed in JS).
+ */
+import { type DataType, type Field, RecordBatchReader, type Schema } from "apache-arrow";
+import type { FileMetaData } from "hyparquet";
+import { fileSchema } from "../read/schema.js";
+import { MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
+
+/** One Parquet file (or some of its row groups) to be written as it decodes, in the worker. */
+export interface ParquetPassthrough {
+  readonly kind: "parquet-passthrough";
+  /** The whole file, in a buffer of its own (it is transferred to the worker). */
+  readonly bytes: Uint8Array;
+  /** Row groups to decode, in order. */
+  readonly rowGroups: number[];
+  /** Rows of those row groups (footer). */
+  readonly rows: number;
+  /** Uncompressed bytes of those row groups (footer `total_byte_size`): their decoded measure. */
+  readonly decodedBytes: number;
+  /** Gives back what holding `bytes` was admitted under; called once the worker has decoded them. */
+  readonly release: () => void;
+}
+
+/** Whether a writer input is a passed-through file (else an Arrow RecordBatch). */
+export function isPassthrough(input: object): input is ParquetPassthrough {
+  return (input as { kind?: unknown }).kind === "parquet-passthrough";
+}
+
+const ARROW_SCHEMA_KEY = "ARROW:schema";
+
+/** The footer's `ARROW:schema` hint as an Arrow schema (undefined without one or one we cannot read). */
+function arrowSchemaHint(metadata: FileMetaData): Schema | undefined {
+  const entry = metadata.key_value_metadata?.find((kv) => kv.key === ARROW_SCHEMA_KEY);
+  if (entry?.value === undefined) return undefined;
+  try {
+    const message = Buffer.from(entry.value, "base64");
+    // An encapsulated IPC Schema message; an end-of-stream marker makes it a (batch-less) IPC stream.
+    const stream = Buffer.concat([message, Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])]);
+    return RecordBatchReader.from(stream).open().schema;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same Arrow type, nested fields included (names, nullability, field metadata: parquet-rs compares them). */
+function sameType(a: DataType, b: DataType): boolean {
+  const left = (a.children ?? []) as Field[];
+  const right = (b.children ?? []) as Field[];
+  return (
+    String(a) === String(b) &&
+    left.length === right.length &&
+    left.every((child, i) => {
+      const other = right[i] as Field;
+      return (
+        child.name === other.name &&
+        child.nullable === other.nullable &&
+        child.metadata.size === 0 &&
+        other.metadata.size === 0 &&
+        sameType(child.type, other.type)
+      );
+    })
+  );
+}
+
+function sameField(want: Field, derived: Field, hinted: Field | undefined): boolean {
+  return (
+    want.name === derived.name &&
+    want.nullable === derived.nullable &&
+    sameType(want.type, derived.type) &&
+    hinted !== undefined &&
+    hinted.name === want.name &&
+    hinted.metadata.size === 0 &&
+    sameType(hinted.type, want.type)
+  );
+}
+
+/** Whether the file with footer `metadata` decodes in parquet-rs to exactly `schema` (module comment). */
+export function passthroughFits(metadata: FileMetaData, schema: Schema, label: string): boolean {
+  const others = (metadata.key_value_metadata ?? []).filter((kv) => kv.key !== ARROW_SCHEMA_KEY);
+  if (others.length > 0) return false;
+  // Without the hint parquet-rs infers types itself (INT96 as nanoseconds, UTC as "+00:00", …): JS path.
+  const hint = arrowSchemaHint(metadata);
+  if (!hint || hint.metadata.size > 0 || hint.fields.length !== schema.fields.length) return false;
+  let derived: Schema;
+  try {
+    derived = fileSchema(metadata, label).arrowSchema;
+  } catch {
+    return false;
+  }
+  return (
+    derived.fields.length === schema.fields.length &&
+    schema.fields.every((want, i) => sameField(want, derived.fields[i] as Field, hint?.fields[i]))
+  );
+}
+
+/** The decoded measure of a file's row groups from its footer: rows and uncompressed bytes. */
+export function footerDecodedSize(metadata: FileMetaData): { rows: number; decodedBytes: number } {
+  let rows = 0;
+  let decodedBytes = 0;
+  for (const group of metadata.row_groups) {
+    rows += Number(group.num_rows);
+    decodedBytes += Number(group.total_byte_size);
+  }
+  return { rows, decodedBytes };
+}
+
+/**
+ * Rows per batch the worker decodes a passed-through file in, for a stream whose row groups close at
+ * `maxRowGroupBytes`: as many as make one slice (wasm-batches.ts) by the footer's bytes per row, so parquet-rs
+ * sees batches of the sizes it sees from the JS path and closes row groups at the same places.
+ */
+export function passthroughBatchRows(
+  unit: Pick<ParquetPassthrough, "rows" | "decodedBytes">,
+  maxRowGroupBytes: number,
+  maxRowGroupRows: number,
+): number {
+  const bytesPerRow = Math.max(1, unit.decodedBytes / Math.max(1, unit.rows));
+  const rows = Math.floor(sliceBytesFor(maxRowGroupBytes) / bytesPerRow);
+  return Math.max(1, Math.min(MAX_SLICE_ROWS, maxRowGroupRows, rows));
+}
+
+/** A passthrough unit of the whole file `bytes` (copied when it shares its buffer: it is transferred). */
+export function passthroughOf(
+  bytes: Uint8Array,
+  metadata: FileMetaData,
+  release: () => void,
+): ParquetPassthrough {
+  const own =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  let released = false;
+  return {
+    kind: "parquet-passthrough",
+    bytes: own,
+    rowGroups: metadata.row_groups.map((_group, i) => i),
+    ...footerDecodedSize(metadata),
+    release: () => {
+      if (released) return;
+      released = true;
+      release();
+    },
+  };
+}

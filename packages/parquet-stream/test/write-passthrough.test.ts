@@ -1,0 +1,169 @@
+/**
+ * Whole Parquet files passed through the writer (passthrough.ts): the worker decodes them with parquet-rs
+ * between the JS batches, in their place, and writes the same rows the JS path would; a file fits only when
+ * its columns are exactly the stream's schema and its footer carries the ARROW:schema hint; a file that does not fit, sent anyway, fails the write (no
+ * rows are dropped silently); a worker that dies while it holds a passed-through file fails the write
+ * cleanly, and every file's admission is given back exactly once in every case.
+ */
+import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
+import { Field, type RecordBatch, Schema, Table, Utf8 } from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import {
+  type ParquetPassthrough,
+  parquetFileStream,
+  passthroughFits,
+  passthroughOf,
+  readParquetFooter,
+  readParquetObjects,
+  type WrittenFile,
+  writeParquetFiles,
+} from "../src/index.js";
+import { endEncoderWorker } from "../src/write/encoder-pool.js";
+import { sequenceTable } from "./write-helpers.js";
+
+const schema = sequenceTable(0, 1, 12).schema;
+
+/** `table` written as one Parquet file (row groups of `rowGroupRows`), its bytes and footer. */
+async function parquetFile(table: Table, rowGroupRows: number) {
+  const store = new InMemoryStore();
+  const [file] = await writeParquetFiles(store, table.batches, {
+    schema: table.schema,
+    nextKey: () => "in.parquet",
+    maxRowGroupRows: rowGroupRows,
+    codec: "zstd",
+  });
+  const bytes = await store.get("in.parquet");
+  const metadata = await readParquetFooter(store, "in.parquet", { size: (file as WrittenFile).size });
+  return { bytes, metadata };
+}
+
+/** A passthrough unit of `table` whose releases are counted in `released`. */
+async function unitOf(table: Table, released: { count: number }): Promise<ParquetPassthrough> {
+  const { bytes, metadata } = await parquetFile(table, 3000);
+  return passthroughOf(bytes, metadata, () => released.count++);
+}
+
+async function ids(store: ObjectStore, files: WrittenFile[]): Promise<bigint[]> {
+  const out: bigint[] = [];
+  for (const file of files) {
+    const rows = await readParquetObjects(store, file.key, { size: file.size, columns: ["id"] });
+    out.push(...rows.map((o) => o.id as bigint));
+  }
+  return out;
+}
+
+const range = (start: number, end: number) =>
+  Array.from({ length: end - start }, (_, i) => BigInt(start + i));
+
+describe("parquet writer: passed-through files", () => {
+  it("writes a passed-through file's rows in its place between JS batches, with the stream's schema", async () => {
+    const released = { count: 0 };
+    const middle = await unitOf(sequenceTable(5000, 10_000, 12), released);
+    expect(middle.rowGroups).toEqual([0, 1, 2, 3]);
+    expect(middle.rows).toBe(10_000);
+    const inputs: (RecordBatch | ParquetPassthrough)[] = [
+      sequenceTable(0, 5000, 12).batches[0] as RecordBatch,
+      middle,
+      sequenceTable(15_000, 5000, 12).batches[0] as RecordBatch,
+    ];
+    const store = new InMemoryStore();
+    let n = 0;
+    const files = await writeParquetFiles(store, inputs, {
+      schema,
+      nextKey: () => `out${n++}.parquet`,
+      maxRowGroupRows: 4000,
+    });
+    expect(released.count).toBe(1);
+    expect(await ids(store, files)).toEqual(range(0, 20_000));
+    const footer = (files[0] as WrittenFile).metadata;
+    expect(footer.row_groups.map((g) => Number(g.num_rows))).toEqual([4000, 4000, 4000, 4000, 4000]);
+    const payloads = [
+      sequenceTable(0, 5000, 12),
+      sequenceTable(5000, 10_000, 12),
+      sequenceTable(15_000, 5000, 12),
+    ]
+      .flatMap((t) => [...(t.getChild("payload") ?? [])])
+      .join(",");
+    const rows = await readParquetObjects(store, "out0.parquet", { size: (files[0] as WrittenFile).size });
+    expect(rows.map((r) => r.payload).join(",")).toBe(payloads);
+  });
+
+  it("a file fits only with exactly the stream's columns", async () => {
+    const { metadata } = await parquetFile(sequenceTable(0, 100, 12), 100);
+    expect(passthroughFits(metadata, schema, "f")).toBe(true);
+    const fewer = new Schema(schema.fields.slice(0, 2));
+    const more = new Schema([...schema.fields, new Field("extra", new Utf8(), true)]);
+    const retyped = new Schema([
+      schema.fields[0] as Field,
+      schema.fields[1] as Field,
+      new Field("x", new Utf8()),
+    ]);
+    const reordered = new Schema([...schema.fields].reverse());
+    const required = new Schema(schema.fields.map((f) => new Field(f.name, f.type, false)));
+    for (const other of [fewer, more, retyped, reordered, required]) {
+      expect(passthroughFits(metadata, other, "f")).toBe(false);
+    }
+    const hint = metadata.key_value_metadata ?? [];
+    expect(hint.map((kv) => kv.key)).toEqual(["ARROW:schema"]);
+    const withMetadata = { ...metadata, key_value_metadata: [...hint, { key: "pandas", value: "{}" }] };
+    expect(passthroughFits(withMetadata, schema, "f")).toBe(false);
+    // Without the ARROW:schema hint (Spark's files) parquet-rs infers types its own way: not passed through.
+    expect(passthroughFits({ ...metadata, key_value_metadata: [] }, schema, "f")).toBe(false);
+  });
+
+  it("a file sent although it does not fit fails the write, nothing left behind", async () => {
+    const released = { count: 0 };
+    const wide = sequenceTable(0, 100, 12);
+    const narrow = new Table({ id: wide.getChild("id")!, x: wide.getChild("x")! });
+    const unit = await unitOf(narrow, released);
+    const store = new InMemoryStore();
+    const failure = await writeParquetFiles(
+      store,
+      [sequenceTable(0, 10, 12).batches[0] as RecordBatch, unit],
+      {
+        schema,
+        nextKey: () => "bad.parquet",
+      },
+    ).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "generic" });
+    expect(released.count).toBe(1);
+    const keys: string[] = [];
+    for await (const meta of store.list("")) keys.push(meta.key);
+    expect(keys).toEqual([]);
+  });
+
+  it("a worker that dies while it holds a passed-through file fails the write; admissions come back", async () => {
+    const released = { count: 0 };
+    const units = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => unitOf(sequenceTable(i * 10_000, 10_000, 12), released)),
+    );
+    async function* inputs(): AsyncGenerator<RecordBatch | ParquetPassthrough> {
+      yield sequenceTable(-5000, 5000, 12).batches[0] as RecordBatch;
+      for (const [i, unit] of units.entries()) {
+        if (i === 3) await endEncoderWorker();
+        yield unit;
+      }
+    }
+    const store = new InMemoryStore();
+    let n = 0;
+    const written: WrittenFile[] = [];
+    const failure = await (async () => {
+      for await (const file of parquetFileStream(store, inputs(), {
+        schema,
+        nextKey: () => `w${n++}.parquet`,
+        targetFileSize: 200_000,
+        maxRowGroupRows: 5000,
+      })) {
+        written.push(file);
+      }
+    })().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "generic" });
+    expect(String((failure as Error).message)).toMatch(/encoder worker/);
+    // Units the writer took are released by the failed session; the rest were never handed over.
+    expect(released.count).toBeLessThanOrEqual(units.length);
+    expect(released.count).toBeGreaterThanOrEqual(3);
+    const keys: string[] = [];
+    for await (const meta of store.list("")) keys.push(meta.key);
+    expect(keys.sort()).toEqual(written.map((f) => f.key).sort());
+  });
+});
