@@ -3,7 +3,9 @@
  * `create` is `If-None-Match: *` and `{ ifMatch }` is `If-Match` on PutObject and on
  * CompleteMultipartUpload; before the first `create` against a custom endpoint a one-time probe checks
  * that the endpoint really refuses a conditional put of an existing object, because a server that ignores
- * the header would let two writers both win a commit (one request once the hidden probe object exists).
+ * the header would let two writers both win a commit (one request once the hidden probe object exists);
+ * `proveConditionalPut` starts that probe early (a write operation calls it as it begins, so the probe's
+ * round trips overlap its reads) and every create-only put still waits for it.
  * Given a `requestTimeout` policy, every call has a request deadline (the rules of `TimeoutStore`, applied
  * inside the store so it stays an `S3Store`). Failures are told in our words
  * — a missing bucket (`not_found`), missing or refused credentials (`permission_denied`, naming what to set),
@@ -341,6 +343,17 @@ export class S3Store implements ObjectStore {
       }
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /**
+   * Starts (or joins) the one-time conditional-put probe of this endpoint and bucket now, instead of at the
+   * first create-only put; resolves once the endpoint is proven (at once without a custom endpoint or with
+   * the probe skipped). A caller about to write calls it early and need not wait: every create-only put
+   * waits for the same proof, and a failed proof (not kept) is retried and reported by that put.
+   */
+  async proveConditionalPut(options: SignalOptions = {}): Promise<void> {
+    throwIfAborted(options.signal, this.root, CONDITIONAL_PUT_PROBE_KEY);
+    await this.#ensureConditionalPut(options.signal);
   }
 
   async delete(key: string, options: SignalOptions = {}): Promise<void> {

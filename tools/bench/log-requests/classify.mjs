@@ -35,10 +35,18 @@ function add(counts, event) {
   else counts.outside++;
 }
 
+/** When a request ran, in ms from its phase's start marker (`+start..end`; `--trace` shows the critical path). */
+function timing(event, phaseStartedAt) {
+  if (phaseStartedAt === undefined || event.startedAt === undefined) return "";
+  const end = event.endedAt === undefined ? "?" : event.endedAt - phaseStartedAt;
+  return ` +${event.startedAt - phaseStartedAt}..${end} ms`;
+}
+
 /**
  * Splits recorded requests at the markers: `{ phases: [{ phase, counts, requests }], unattributed }` in
- * marker order, where `requests` are the phase's "METHOD path?query" lines and a request outside every
- * start/end pair is unattributed (it should not happen: reported if it does).
+ * marker order, where `requests` are the phase's "METHOD path?query +start..end ms" lines (times from the
+ * phase's start marker) and a request outside every start/end pair is unattributed (it should not happen:
+ * reported if it does).
  */
 export function countByPhase(events) {
   const phases = [];
@@ -48,13 +56,17 @@ export function countByPhase(events) {
     const label = markerLabel(event.path);
     if (label !== undefined) {
       const [edge, ...rest] = label.split("-");
-      current = edge === "start" ? { phase: rest.join("-"), counts: emptyCounts(), requests: [] } : undefined;
+      current =
+        edge === "start"
+          ? { phase: rest.join("-"), counts: emptyCounts(), requests: [], startedAt: event.startedAt }
+          : undefined;
       if (current) phases.push(current);
       continue;
     }
     const into = current ?? unattributed;
     add(into.counts, event);
-    into.requests.push(`${event.method} ${event.path}${event.query ? `?${event.query}` : ""}`);
+    const line = `${event.method} ${event.path}${event.query ? `?${event.query}` : ""}`;
+    into.requests.push(line + timing(event, current?.startedAt));
   }
   return { phases, unattributed };
 }

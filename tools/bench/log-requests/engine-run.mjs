@@ -23,8 +23,11 @@ const SWITCHES_OFF = {
   DELTALITE_ADOPT_COMMIT_SNAPSHOT: "0",
   DELTALITE_CHECKPOINT_PREFETCH_MAX_BYTES: "0",
 };
-/** The command, arguments and environment of one engine's child run. */
-function childFor(engine, config, original) {
+/**
+ * The command, arguments and environment of one engine's child run; with `cpuProf` (a directory) our children
+ * write a CPU profile per thread under `<cpuProf>/<engine>/`.
+ */
+function childFor(engine, config, original, cpuProf) {
   const withoutSwitches = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("DELTALITE_")),
   );
@@ -35,13 +38,27 @@ function childFor(engine, config, original) {
   // NODE_NO_WARNINGS: the AWS SDK's Node-version notice would otherwise repeat in every child's stderr.
   const ours = { ...withoutSwitches, NODE_NO_WARNINGS: "1" };
   const env = engine === "ours-off" ? { ...ours, ...SWITCHES_OFF } : ours;
-  return { command: process.execPath, args: [join(here, "run-ours.mjs"), json], env };
+  const profile = cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${join(cpuProf, engine)}`] : [];
+  return { command: process.execPath, args: [...profile, join(here, "run-ours.mjs"), json], env };
 }
 
-/** Version, rows and content digest of the table a run left, read by delta-rs straight from moto. */
-function tableDigest(uri, storageOptions) {
+/**
+ * Version, rows and content digest of the table a run left, read by delta-rs straight from moto. The reader
+ * process is asked up to three times: on a loaded machine it has died of SIGABRT now and then (a read-only
+ * check, so asking again is safe; a table that differs still differs).
+ */
+async function tableDigest(uri, storageOptions) {
   const args = [join(here, "table_digest.py"), JSON.stringify({ uri, storageOptions })];
-  return runJsonChild(venvBin("python"), args);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runJsonChild(venvBin("python"), args);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.error(
+        `[log-requests] the table digest failed (attempt ${attempt}), asking again: ${error.message.split("\n")[0].slice(-60)}`,
+      );
+    }
+  }
 }
 
 function traceRequests(scenario, engine, { phases, unattributed }) {
@@ -65,7 +82,7 @@ async function runOnce(scenario, engine, ctx) {
     partitionKey: meta.partitionKey ?? undefined,
     proxy: ctx.proxy.endpoint,
   };
-  const child = childFor(engine, config, ctx.original);
+  const child = childFor(engine, config, ctx.original, ctx.opts.cpuProf);
   ctx.proxy.clearEvents();
   const result = await runJsonChild(child.command, child.args, { env: child.env });
   await ctx.proxy.idle();

@@ -9,10 +9,11 @@
 //
 //   pnpm exec tsc -b && pnpm bench log-requests [--scenarios median,insert-heavy,tail23,no-checkpoint,hourly]
 //     [--calls 3] [--latency-ms 20] [--repeat 1] [--engines ours,ours-off,original] [--cache DIR] [--trace]
-//     [--json out.json] [--probe-object]
+//     [--json out.json] [--probe-object] [--cpu-prof DIR]
 // `--probe-object` uploads, with each pristine table, the hidden conditional-put probe object an earlier
 // deltalite process leaves at the table root, so a first call measures the steady state of that probe (one
-// PUT answered 412) instead of a table root no deltalite process ever wrote to (two PUTs).
+// PUT answered 412) instead of a table root no deltalite process ever wrote to (two PUTs). `--cpu-prof DIR`
+// runs our children under `node --cpu-prof` (one profile per thread, workers included, in DIR/<engine>/).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -44,6 +45,7 @@ function options() {
       repeat: { type: "string", default: "1" },
       trace: { type: "boolean", default: false },
       "probe-object": { type: "boolean", default: false },
+      "cpu-prof": { type: "string" },
     },
   });
   const pick = (text, known, what) => {
@@ -69,6 +71,7 @@ function options() {
     json: values.json,
     trace: values.trace,
     probeObject: values["probe-object"],
+    cpuProf: values["cpu-prof"] ? resolve(values["cpu-prof"]) : undefined,
   };
 }
 

@@ -3,7 +3,7 @@
 // through the counting proxy, opens the table with the BUILT package and runs the batches as consecutive
 // upserts on that one handle. Before and after the open and each call it sends a marker request to the
 // proxy (markers.mjs), so the parent can attribute every recorded request to a phase. Prints one JSON line:
-// wall time of the open and of each call, and each call's version.
+// wall time of the open and of each call, each call's version and its start on the monotonic clock.
 //
 //   node run-ours.mjs '<json {uri, storageOptions, batches, primaryKeys, partitionKey, proxy}>'
 import { stat } from "node:fs/promises";
@@ -36,11 +36,13 @@ async function readBatch(file) {
 
 async function timed(phase, run) {
   await sendMarker(config.proxy, `start-${phase}`);
+  const clockUs = process.hrtime.bigint() / 1000n;
   const started = performance.now();
   const result = await run();
   const wallMs = performance.now() - started;
   await sendMarker(config.proxy, `end-${phase}`);
-  return { result, wallMs };
+  // The monotonic clock at the start, in µs: a CPU profile's timestamps (`--cpu-prof`) use the same clock.
+  return { result, wallMs, clockUs: Number(clockUs) };
 }
 
 const sources = [];
@@ -52,7 +54,7 @@ const calls = [];
 for (const [index, source] of sources.entries()) {
   const options = { primaryKeys: config.primaryKeys };
   if (config.partitionKey) options.partitionKey = config.partitionKey;
-  const { result, wallMs } = await timed(index + 1, () => open.result.upsert(source, options));
-  calls.push({ wallMs, version: result.version });
+  const { result, wallMs, clockUs } = await timed(index + 1, () => open.result.upsert(source, options));
+  calls.push({ wallMs, clockUs, version: result.version });
 }
 console.log(JSON.stringify({ openMs: open.wallMs, calls }));

@@ -1,4 +1,7 @@
-/** The log-request economy: refresh and commit probes, the commit-JSON cache, snapshot adoption. */
+/**
+ * The log-request economy: refresh and commit probes, the commit-JSON cache, snapshot adoption, and the
+ * warm-up that moves a write's first-use costs off its critical path.
+ */
 export { type CommitAnchor, isSameObject } from "./anchor.js";
 export { COMMIT_JSON_CACHE_LIMITS, type CommitCacheStats, CommitJsonCache } from "./commit-cache.js";
 export {
@@ -9,3 +12,4 @@ export {
 } from "./probe-events.js";
 export { type OperationOutcome, TableLog, type TableLogOptions } from "./table-log.js";
 export { PROBE_TRUST_MAX_MS, probeTrustWindowMs } from "./trust.js";
+export { warmUpForWrites } from "./write-warm-up.js";

@@ -20,6 +20,7 @@ import {
   discardWrittenFiles,
   Snapshot,
   schemaToJson,
+  warmUpForWrites,
 } from "@deltalite/delta-log";
 import { isDeltaLiteError } from "@deltalite/errors";
 import { globalProbeCache } from "@deltalite/probe-cache";
@@ -95,6 +96,8 @@ async function upsertWithin(
   let t = now();
   const { partitions, relax } = await ingestSource(snapshot, shape, data, options, signal);
   const ingestMs = now() - t;
+  // Validated: the encoder worker's start and the store's conditional-put proof now overlap planning and reads.
+  warmUpForWrites(snapshot.store, signal);
 
   // Nullability relax: a separate metadata commit first.
   t = now();
