@@ -14,6 +14,7 @@ export { keyBuckets } from "./keys/key-buckets.js";
 export { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher, xxh64KeyHasher } from "./keys/key-hasher.js";
 export { SourceKeySet, type SourceKeySetOptions, type SourceRows } from "./keys/source-key-set.js";
 export { type Seed64, seed64, xxh64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./keys/xxh64.js";
+export { xxh64FixedWasm, xxh64RangesWasm, xxh64Words8Wasm } from "./keys/xxh64-wasm.js";
 export {
   type ColumnValues,
   compareCodePoints,

@@ -1,6 +1,7 @@
 // Key hashing micro-benchmark (not a test): keys/s of encodeKeys (canonical encoding + batch XXH64) for
-// int64 keys, 16-character string keys and (int64, string) composite keys, beside the raw hash loops and the native @node-rs/xxhash
-// called once per key. Median of 5 runs over 1M keys, each after a warm-up.
+// int64 keys, 16-character string keys and (int64, string) composite keys, beside the raw hash loops (the
+// JavaScript ones and the WebAssembly ones the default hasher uses) and the native @node-rs/xxhash called
+// once per key. Median of 5 runs over 1M keys, each after a warm-up.
 //
 //   pnpm exec tsc -b packages/merge-engine && node tools/bench/merge-engine/hash-bench.mjs [keys]
 
@@ -10,7 +11,9 @@ import {
   SourceKeySet,
   seed64,
   xxh64Ranges,
+  xxh64RangesWasm,
   xxh64Words8,
+  xxh64Words8Wasm,
 } from "@deltalite/merge-engine";
 import { xxh64 as nativeXxh64 } from "@node-rs/xxhash";
 import { Field, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
@@ -94,14 +97,59 @@ const bothBatch = new RecordBatch(
 
 const seed = seed64(KEY_HASH_SEED);
 const out = new Uint32Array(2 * N);
-console.log(`node ${process.version}, ${N} keys, median of ${RUNS}`);
+
+/** JS vs wasm hash of the same keys, alternated run by run (A B A B …, 11 each): medians and their ratio. */
+function interleaved(name, js, wasm) {
+  js();
+  wasm();
+  const a = [];
+  const b = [];
+  for (let r = 0; r < 11; r++) {
+    let t0 = performance.now();
+    js();
+    a.push(performance.now() - t0);
+    t0 = performance.now();
+    wasm();
+    b.push(performance.now() - t0);
+  }
+  const [ja, wb] = [median(a), median(b)];
+  console.log(
+    `${name.padEnd(40)} js ${(N / ja / 1000).toFixed(1).padStart(6)} M keys/s  wasm ${(N / wb / 1000).toFixed(1).padStart(6)} M keys/s  wasm/js ${(ja / wb).toFixed(2)}x`,
+  );
+}
+
+console.log(`node ${process.version}, ${N} keys; JS vs WebAssembly XXH64, interleaved, medians of 11`);
+const idWords = new Uint32Array(ids.buffer);
+interleaved(
+  "8-byte int64 keys (words8)",
+  () => xxh64Words8(idWords, N, seed, out),
+  () => xxh64Words8Wasm(idWords, N, seed, out),
+);
+interleaved(
+  "16-byte strings (ranges)",
+  () => xxh64Ranges(bytes, offsets, N, seed, out),
+  () => xxh64RangesWasm(bytes, offsets, N, seed, out),
+);
+interleaved(
+  "36-byte UUID strings (ranges)",
+  () => xxh64Ranges(uuidBytes, uuidOffsets, N, seed, out),
+  () => xxh64RangesWasm(uuidBytes, uuidOffsets, N, seed, out),
+);
+console.log(`\nmedian of ${RUNS}`);
 measure("xxh64Words8 (int64 words, raw loop)", () => xxh64Words8(new Uint32Array(ids.buffer), N, seed, out));
+measure("xxh64Words8Wasm (int64 words, wasm, copies incl.)", () =>
+  xxh64Words8Wasm(new Uint32Array(ids.buffer), N, seed, out),
+);
 measure("encodeKeys int64 (encode + hash)", () => encodeKeys(idBatch, ["id"]));
 measure("xxh64Ranges (16-byte strings, raw loop)", () => xxh64Ranges(bytes, offsets, N, seed, out));
 measure("encodeKeys utf8 (encode + hash)", () => encodeKeys(strBatch, ["key"]));
 measure("xxh64Ranges (36-byte UUID strings, raw loop)", () =>
   xxh64Ranges(uuidBytes, uuidOffsets, N, seed, out),
 );
+measure("xxh64RangesWasm (36-byte UUID strings, wasm)", () =>
+  xxh64RangesWasm(uuidBytes, uuidOffsets, N, seed, out),
+);
+measure("xxh64RangesWasm (16-byte strings, wasm)", () => xxh64RangesWasm(bytes, offsets, N, seed, out));
 measure("native xxh64 per key (36-byte UUID strings)", () => {
   for (let i = 0; i < N; i++) nativeXxh64(uuidBytes.subarray(36 * i, 36 * i + 36), KEY_HASH_SEED);
 });

@@ -20,6 +20,11 @@ import { defaultKeyHasher, type KeyHasher } from "./key-hasher.js";
 export interface EncodeKeysOptions {
   /** The hash function (default: XXH64 with KEY_HASH_SEED). */
   hasher?: KeyHasher | undefined;
+  /**
+   * The rows' hashes, already computed by an earlier `encodeKeys` of the same keys with the same hasher
+   * (the probe's, handed to the rewrite): used as they are (2 words a row), and nothing is hashed.
+   */
+  hashWords?: Uint32Array | undefined;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -185,7 +190,11 @@ export function encodeKeys(
   const vectors = keyColumns.map((name) => batch.getChild(name));
   const render = (row: number): string =>
     keyColumns.map((name, j) => `${name}=${renderValue(vectors[j]?.get(row))}`).join(", ");
-  const hashWords = new Uint32Array(2 * length);
+  const given = options.hashWords;
+  if (given !== undefined && given.length !== 2 * length) {
+    throw new DeltaLiteError("generic", `encodeKeys: ${given.length} hash words given for ${length} rows`);
+  }
+  const hashWords = given ?? new Uint32Array(2 * length);
 
   if (encodings.length === 1) {
     const column = encodings[0] as ColumnEncoding;
@@ -196,14 +205,16 @@ export function encodeKeys(
     if (column.kind === "fixed") {
       bytes = column.bytes;
       width = column.width;
-      if (column.words !== undefined) hasher.words8(column.words, length, hashWords);
-      else hasher.fixed(column.bytes, column.width, length, hashWords);
+      if (given === undefined) {
+        if (column.words !== undefined) hasher.words8(column.words, length, hashWords);
+        else hasher.fixed(column.bytes, column.width, length, hashWords);
+      }
     } else {
       bytes = column.bytes;
       offsets = column.offsets;
-      hasher.ranges(column.bytes, column.offsets, length, hashWords);
+      if (given === undefined) hasher.ranges(column.bytes, column.offsets, length, hashWords);
     }
-    if (nullKeys !== undefined) {
+    if (nullKeys !== undefined && given === undefined) {
       const nullHash = new Uint32Array(2);
       hasher.ranges(EMPTY, ZERO_OFFSETS, 1, nullHash);
       for (let i = 0; i < length; i++) {
@@ -300,7 +311,7 @@ export function encodeKeys(
       }
     }
   });
-  hasher.ranges(bytes, offsets, length, hashWords);
+  if (given === undefined) hasher.ranges(bytes, offsets, length, hashWords);
   return new EncodedKeys(
     keyColumns,
     signature,

@@ -4,7 +4,8 @@
  * contract of `keyBuckets` and of the probe cache's hashes: change either and persisted bucket ids and
  * cached hashes change meaning.
  */
-import { type Seed64, seed64, xxh64Fixed, xxh64Ranges, xxh64Words8 } from "./xxh64.js";
+import { type Seed64, seed64 } from "./xxh64.js";
+import { xxh64FixedWasm, xxh64RangesWasm, xxh64Words8Wasm } from "./xxh64-wasm.js";
 
 /** The fixed seed of key hashes ("deltalit" as ASCII bytes, big-endian). */
 export const KEY_HASH_SEED = 0x64656c74616c6974n;
@@ -24,14 +25,17 @@ export interface KeyHasher {
   ranges(bytes: Uint8Array, offsets: ArrayLike<number>, count: number, out: Uint32Array): void;
 }
 
-/** The default hasher: XXH64 with `seed` (KEY_HASH_SEED unless given) over the canonical key bytes. */
+/**
+ * The default hasher: XXH64 with `seed` (KEY_HASH_SEED unless given) over the canonical key bytes, computed
+ * by the WebAssembly batch hash (xxh64-wasm.ts; equal to the JavaScript one in xxh64.ts bit for bit).
+ */
 export function xxh64KeyHasher(seed: bigint = KEY_HASH_SEED): KeyHasher {
   const s: Seed64 = seed64(seed);
   return {
     id: `xxh64:${BigInt.asUintN(64, seed).toString(16)}`,
-    words8: (words, count, out) => xxh64Words8(words, count, s, out),
-    fixed: (bytes, width, count, out) => xxh64Fixed(bytes, width, count, s, out),
-    ranges: (bytes, offsets, count, out) => xxh64Ranges(bytes, offsets, count, s, out),
+    words8: (words, count, out) => xxh64Words8Wasm(words, count, s, out),
+    fixed: (bytes, width, count, out) => xxh64FixedWasm(bytes, width, count, s, out),
+    ranges: (bytes, offsets, count, out) => xxh64RangesWasm(bytes, offsets, count, s, out),
   };
 }
 

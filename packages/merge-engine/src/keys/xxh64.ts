@@ -6,7 +6,8 @@
  * A 64-bit value is a pair of unsigned 32-bit numbers (hi, lo). Hash outputs are written as (lo, hi) word
  * pairs into a Uint32Array, so on little-endian hosts a BigUint64Array over the same memory reads them as
  * 64-bit numbers. Measured by tools/bench/merge-engine/hash-bench.mjs (2-core VM, Node 20): see the numbers next to
- * `xxh64Words8` and `xxh64Ranges`.
+ * `xxh64Words8` and `xxh64Ranges`. The default key hasher runs the WebAssembly twin of these (xxh64-wasm.ts,
+ * 4–6x faster); they remain its reference, its fallback, and the `xxh64` of single keys.
  */
 
 /** A 64-bit seed as two unsigned 32-bit halves. */

@@ -4,7 +4,8 @@
  * lacks a key column holds only NULL keys there, which never match. While it reads, it collects the file's
  * key hashes for the probe cache; a file read to the end without a hit is cached (a file with a hit is about
  * to be removed, so its collection is dropped). A file with a hit hands its parsed footer to the rewrite
- * (`FooterHandoff`), which then opens it without a footer GET.
+ * (`FooterHandoff`), which then opens it without a footer GET, and the key hashes it computed
+ * (`HashHandoff`), which the rewrite then does not compute again.
  */
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
@@ -15,6 +16,7 @@ import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
 import { footerHandoff } from "./footer-handoff.js";
+import { type HashKeeper, hashHandoff } from "./hash-handoff.js";
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
@@ -30,6 +32,7 @@ export async function fileHoldsSourceKey(
     return false;
   }
   const reader = await openLiveFile(store, file, context);
+  let keeper: HashKeeper | undefined;
   try {
     const present = new Set(reader.arrowSchema.fields.map((f) => f.name));
     if (!keySchema.fields.every((f) => present.has(f.name))) {
@@ -44,13 +47,18 @@ export async function fileHoldsSourceKey(
       { fields: keySchema.fields },
       probeContext,
     );
+    // This file's hashes so far, for the rewrite if a key hits (within the handoff's bound).
+    keeper = hashHandoff(context).keeper();
     for await (const batch of batches) {
       const encoded = encodeKeys(batch, keys.columns, { hasher });
-      collection?.add(encoded.hashWords.subarray(0, 2 * encoded.length), encoded.nullKeys);
+      const words = encoded.hashWords.subarray(0, 2 * encoded.length);
+      collection?.add(words, encoded.nullKeys);
+      keeper.add(words);
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
         collection?.abort();
         footerHandoff(context).offer(file, reader.metadata);
+        keeper.handTo(file);
         return true;
       }
     }
@@ -60,6 +68,7 @@ export async function fileHoldsSourceKey(
     collection?.abort();
     throw error;
   } finally {
+    keeper?.drop(); // nothing left after handTo
     reader.close();
   }
 }

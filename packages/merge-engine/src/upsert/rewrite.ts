@@ -9,7 +9,8 @@
  * With a `changeData` writer (a table with the change data feed on) every change also goes there as it
  * streams: replaced rows as `update_preimage`, their replacements as `update_postimage`, deleted rows as
  * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data). A hit file whose footer the
- * probe handed over (footer-handoff.ts) is opened without a footer GET.
+ * probe handed over (footer-handoff.ts) is opened without a footer GET, and the key hashes the probe
+ * computed for it (hash-handoff.ts) are used instead of hashing those rows again.
  */
 import {
   type ChangeDataWriter,
@@ -28,6 +29,7 @@ import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { TargetFill } from "./fill-from-target.js";
 import { footerHandoff } from "./footer-handoff.js";
+import { handedRows, hashHandoff } from "./hash-handoff.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -105,11 +107,15 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       counts.bytesRead += file.size;
       const permit = await input.acquireFile();
       let reader: ParquetReader | undefined;
+      const handed = hashHandoff(input.read).take(file);
+      let row = 0; // the file's live rows read so far (the probe's row numbers)
       try {
         reader = await openLiveFile(input.store, file, input.read, footerHandoff(input.read).take(file));
         const batches = readLiveFile(reader, file, { fields: input.dataSchema.fields }, input.read);
         for await (const batch of batches) {
-          const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
+          const hashWords = handedRows(handed, row, batch.numRows);
+          row += batch.numRows;
+          const keys = encodeKeys(batch, set.columns, { hasher: input.hasher, hashWords });
           const keep = new Int32Array(batch.numRows);
           const drop = new Int32Array(batch.numRows);
           const entries = new Int32Array(batch.numRows);

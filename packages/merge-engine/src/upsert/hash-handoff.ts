@@ -1,0 +1,142 @@
+/**
+ * The key-hash handoff from the probe to the rewrite: a file the probe found a key in hands over the key
+ * hashes it computed (its live rows from the first up to the end of the batch that hit, in read order), and
+ * the rewrite encodes those rows' keys with them instead of hashing again. Both read the file's live rows
+ * in the same order (readLiveFile), so row r of the probe is row r of the rewrite. Capped per attempt
+ * (HASH_HANDOFF_MAX_BYTES, the hashes held for the rewrite and those probes in flight keep, together; not
+ * counted against the call's buffered budget): a file whose hashes do not fit is not handed over, and the
+ * rewrite hashes it itself, as it does every row past the handed ones.
+ */
+import type { LiveFileReadContext } from "@deltalite/data-files";
+import type { FileView } from "@deltalite/delta-log";
+
+/** Hash bytes the handoff may hold at once per attempt (8 bytes a row: 2M rows). */
+export const HASH_HANDOFF_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The hashes of a file's first `rows` live rows as (lo, hi) word pairs. */
+export interface HandedHashes {
+  readonly rows: number;
+  readonly words: Uint32Array;
+}
+
+/**
+ * The hit files' key hashes passed from the probe to the rewrite of one attempt. Bounded: the hashes held
+ * for the rewrite and those the probes in flight keep (`keeper`) together stay within `maxBytes`.
+ */
+export class HashHandoff {
+  readonly #held = new Map<string, HandedHashes>();
+  #bytes = 0;
+  /** Files whose hashes did not fit (the rewrite hashes them). */
+  refused = 0;
+
+  constructor(readonly maxBytes = HASH_HANDOFF_MAX_BYTES) {}
+
+  /** Hash bytes held and kept now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Keeps one probe's hashes, batch by batch, while they fit; `handTo` passes them on, `drop` frees them. */
+  keeper(): HashKeeper {
+    return new HashKeeper(this);
+  }
+
+  /** @internal Reserves `bytes` if they fit. */
+  reserve(bytes: number): boolean {
+    if (this.#bytes + bytes > this.maxBytes) return false;
+    this.#bytes += bytes;
+    return true;
+  }
+
+  /** @internal Frees reserved bytes. */
+  release(bytes: number): void {
+    this.#bytes -= bytes;
+  }
+
+  /** @internal Holds reserved hashes for the rewrite of `path` (replacing nothing: a path is offered once). */
+  hold(path: string, handed: HandedHashes, bytes: number): void {
+    if (this.#held.has(path)) this.release(bytes);
+    else this.#held.set(path, handed);
+  }
+
+  /** The hashes offered for `file`, handed out once (and no longer held). */
+  take(file: FileView): HandedHashes | undefined {
+    const held = this.#held.get(file.path);
+    if (held === undefined) return undefined;
+    this.#held.delete(file.path);
+    this.release(held.words.byteLength);
+    return held;
+  }
+}
+
+/** One probe's hashes of one file, in read order, kept while the handoff's bound allows. */
+export class HashKeeper {
+  #batches: Uint32Array[] = [];
+  #bytes = 0;
+  #full = false;
+
+  constructor(private readonly handoff: HashHandoff) {}
+
+  /** Keeps the next batch's hashes (2 words a row); once one does not fit, none are kept. */
+  add(words: Uint32Array): void {
+    if (this.#full) return;
+    if (this.handoff.reserve(words.byteLength)) {
+      this.#batches.push(words);
+      this.#bytes += words.byteLength;
+      return;
+    }
+    this.#full = true;
+    this.handoff.refused++;
+    this.drop();
+  }
+
+  /** Hands what was kept to the rewrite of `file` (nothing when a batch did not fit). */
+  handTo(file: FileView): void {
+    if (this.#full || this.#bytes === 0) return;
+    const batches = this.#batches;
+    const words = batches.length === 1 ? (batches[0] as Uint32Array) : concat(batches, this.#bytes / 4);
+    this.handoff.hold(file.path, { rows: words.length / 2, words }, this.#bytes);
+    this.#batches = [];
+    this.#bytes = 0;
+  }
+
+  /** Frees what is kept (a file without a hit, or a failed read). */
+  drop(): void {
+    this.handoff.release(this.#bytes);
+    this.#batches = [];
+    this.#bytes = 0;
+  }
+}
+
+function concat(parts: readonly Uint32Array[], length: number): Uint32Array {
+  const out = new Uint32Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The hashes of rows [row, row + count) when all of them were handed over, else undefined. */
+export function handedRows(
+  handed: HandedHashes | undefined,
+  row: number,
+  count: number,
+): Uint32Array | undefined {
+  if (handed === undefined || row + count > handed.rows) return undefined;
+  return handed.words.subarray(2 * row, 2 * (row + count));
+}
+
+/** One handoff per attempt, living (and collected) with the attempt's read context, like the footer handoff. */
+const handoffs = new WeakMap<LiveFileReadContext, HashHandoff>();
+
+/** The key-hash handoff of the attempt whose read context is `context`. */
+export function hashHandoff(context: LiveFileReadContext): HashHandoff {
+  let handoff = handoffs.get(context);
+  if (!handoff) {
+    handoff = new HashHandoff();
+    handoffs.set(context, handoff);
+  }
+  return handoff;
+}
