@@ -226,6 +226,28 @@ def _zorder_columns(rng, rows, start, domain):
     }
 
 
+def op_optimize_build_nested(args):
+    """args: {uri, appends, rows, withMap}. Writes `appends` appends of `rows` rows with delta-rs: an int64 `id`,
+    a list<string>, a struct<x: float64, y: string> and, with `withMap`, a map<string, int64> column."""
+    from deltalake import write_deltalake
+
+    rows = int(args["rows"])
+    for i in range(int(args["appends"])):
+        ids = range(i * rows, (i + 1) * rows)
+        columns = {
+            "id": pa.array(ids, pa.int64()),
+            "tags": pa.array([[f"a{j}", f"b{j % 7}"] if j % 3 else None for j in ids], pa.list_(pa.string())),
+            "pt": pa.array(
+                [{"x": j * 1.5, "y": f"s{j % 11}"} for j in ids],
+                pa.struct([("x", pa.float64()), ("y", pa.string())]),
+            ),
+        }
+        if args.get("withMap"):
+            columns["m"] = pa.array([[("k", j), ("l", j % 5)] for j in ids], pa.map_(pa.string(), pa.int64()))
+        write_deltalake(args["uri"], pa.table(columns), mode="append")
+    return {"rows": rows * int(args["appends"])}
+
+
 def op_optimize_build_zorder(args):
     """args: {uris: [dir, ...], appends, rows, seed, partitions?: int, domain?: int}. Writes `appends` appends of
     `rows` random rows each with delta-rs (columns of _zorder_columns; with `partitions` > 0 a string partition

@@ -11,7 +11,7 @@
  * nullability, and no footer or field metadata parquet-rs would carry into the decoded schema. Anything else is read the usual
  * way (decoded and conformed in JS).
  */
-import { type DataType, type Field, RecordBatchReader, type Schema } from "apache-arrow";
+import { DataType, type Field, RecordBatchReader, type Schema } from "apache-arrow";
 import type { FileMetaData } from "hyparquet";
 import { fileSchema } from "../read/schema.js";
 import { MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
@@ -72,8 +72,18 @@ function sameType(a: DataType, b: DataType): boolean {
   );
 }
 
+/**
+ * Whether `type` is or holds a map: parquet-rs names a decoded map's entries after the Parquet group
+ * (`key_value`), not after the hint (`entries`), so the relabel would refuse it (a delta-rs map column failed
+ * a compaction that way): such files take the JS path.
+ */
+function holdsMap(type: DataType): boolean {
+  return DataType.isMap(type) || ((type.children ?? []) as Field[]).some((child) => holdsMap(child.type));
+}
+
 function sameField(want: Field, derived: Field, hinted: Field | undefined): boolean {
   return (
+    !holdsMap(want.type) &&
     want.name === derived.name &&
     want.nullable === derived.nullable &&
     sameType(want.type, derived.type) &&
