@@ -11,7 +11,7 @@
  * the page encoding differs.
  */
 import { type Data, type RecordBatch, Type } from "apache-arrow";
-import { isPassthrough, type ParquetPassthrough } from "./passthrough.js";
+import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
 
 /** Rows of the first batch looked at (evenly spread over it). */
 export const DICTIONARY_SAMPLE_ROWS = 256;

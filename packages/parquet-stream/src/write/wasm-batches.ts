@@ -16,7 +16,7 @@ import {
   Struct,
 } from "apache-arrow";
 import { canConcat, concatRows } from "../arrow/concat.js";
-import { isPassthrough, type ParquetPassthrough } from "./passthrough.js";
+import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
 
 /** Upper bound of the decoded bytes handed to parquet-rs in one batch. */
 export const MAX_SLICE_BYTES = 4 * 1024 * 1024;

@@ -1,0 +1,25 @@
+/**
+ * The unit a writer stream takes besides Arrow batches: a Parquet file passed through undecoded
+ * (`ParquetPassthrough`), and telling the two apart. Its own module so the slicing (wasm-batches.ts) and the
+ * fit rules (passthrough.ts) can both use it without importing each other.
+ */
+
+/** One Parquet file (or some of its row groups) to be written as it decodes, in the worker. */
+export interface ParquetPassthrough {
+  readonly kind: "parquet-passthrough";
+  /** The whole file, in a buffer of its own (it is transferred to the worker). */
+  readonly bytes: Uint8Array;
+  /** Row groups to decode, in order. */
+  readonly rowGroups: number[];
+  /** Rows of those row groups (footer). */
+  readonly rows: number;
+  /** Uncompressed bytes of those row groups (footer `total_byte_size`): their decoded measure. */
+  readonly decodedBytes: number;
+  /** Gives back what holding `bytes` was admitted under; called once the worker has decoded them. */
+  readonly release: () => void;
+}
+
+/** Whether a writer input is a passed-through file (else an Arrow RecordBatch). */
+export function isPassthrough(input: object): input is ParquetPassthrough {
+  return (input as { kind?: unknown }).kind === "parquet-passthrough";
+}
