@@ -11,8 +11,9 @@
  * and conformed in JS. The limit is `DELTALITE_COMPACT_PASSTHROUGH_MAX_BYTES` (0: no passthrough), else
  * 64 MiB, and never above the call's fetch budget.
  */
+
+import { fetchWholeFile, passthroughMaxBytes } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
-import { DeltaLiteInvalidArgumentError } from "@deltalite/errors";
 import {
   type ParquetPassthrough,
   type ParquetReader,
@@ -21,23 +22,14 @@ import {
 } from "@deltalite/parquet-stream";
 import type { BinRewriteContext } from "./bin-rewrite-types.js";
 
-/** The default passthrough limit: a file larger than this is decoded in JS. */
-export const DEFAULT_PASSTHROUGH_MAX_BYTES = 64 * 1024 * 1024;
 const VARIABLE = "DELTALITE_COMPACT_PASSTHROUGH_MAX_BYTES";
 
 /** The passthrough limit for a call whose fetch budget is `maxFetchBytes` (module comment). */
-export function passthroughMaxBytes(maxFetchBytes: number, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[VARIABLE]?.trim();
-  let limit = DEFAULT_PASSTHROUGH_MAX_BYTES;
-  if (raw !== undefined && raw !== "") {
-    limit = Number(raw);
-    if (!Number.isSafeInteger(limit) || limit < 0) {
-      throw new DeltaLiteInvalidArgumentError(
-        `${VARIABLE} must be a non-negative integer of bytes (got ${JSON.stringify(raw)})`,
-      );
-    }
-  }
-  return Math.min(limit, maxFetchBytes);
+export function compactPassthroughMaxBytes(
+  maxFetchBytes: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  return passthroughMaxBytes(VARIABLE, maxFetchBytes, env);
 }
 
 /**
@@ -51,18 +43,8 @@ export async function fetchPassthrough(
 ): Promise<ParquetPassthrough | undefined> {
   if (file.size > ctx.passthroughMaxBytes) return undefined;
   if (!passthroughFits(reader.metadata, ctx.dataSchema, file.path)) return undefined;
-  const { admission, signal } = ctx.read;
-  const release = admission ? await admission.admitFetch(file.size, signal) : () => undefined;
-  try {
-    const bytes = await ctx.store.get(file.path, { signal });
-    if (bytes.byteLength === file.size) return passthroughOf(bytes, reader.metadata, release);
-    release();
-    return undefined;
-  } catch (error) {
-    // The footer was just read from the same object (openLiveFile), so a failure here is the store's own.
-    release();
-    throw error;
-  }
+  const whole = await fetchWholeFile(ctx.store, file, ctx.read);
+  return whole && passthroughOf(whole.bytes, reader.metadata, whole.release);
 }
 
 /** Decoded batches the JS path would have read from the file (delta-rs's numBatches), by its footer. */

@@ -12,7 +12,7 @@
  * Nothing is committed here.
  */
 import { openLiveFile, readLiveFile } from "@deltalite/data-files";
-import type { ParquetPassthrough, ParquetReader } from "@deltalite/parquet-stream";
+import { handOverPassthrough, type ParquetReader } from "@deltalite/parquet-stream";
 import type { RecordBatch } from "apache-arrow";
 import type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
 import { fetchPassthrough, footerBatches } from "./passthrough-read.js";
@@ -104,7 +104,7 @@ async function* readBin(
         counts.rows += unit.rows;
         counts.passedThrough++;
         reader.close();
-        yield* handOver(unit);
+        yield* handOverPassthrough(unit);
       } else {
         for await (const batch of readLiveFile(reader, file, { fields: ctx.dataSchema.fields }, ctx.read)) {
           counts.batches++;
@@ -119,17 +119,5 @@ async function* readBin(
       permit.release();
     }
     ctx.onInputRead?.(file.size);
-  }
-}
-
-/** Yields `unit` (when it has rows); gives back its admission if the consumer stops before taking it. */
-async function* handOver(unit: ParquetPassthrough): AsyncGenerator<ParquetPassthrough> {
-  if (unit.rows === 0) return unit.release();
-  let taken = false;
-  try {
-    yield unit;
-    taken = true;
-  } finally {
-    if (!taken) unit.release();
   }
 }

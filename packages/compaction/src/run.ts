@@ -9,7 +9,7 @@ import { discardWrittenFiles, type Snapshot } from "@deltalite/delta-log";
 import { type RunContext, type RunState, runBins } from "./execute.js";
 import { optimizeMetrics, sizeSummary } from "./metrics.js";
 import type { PartitionFilter } from "./partition-filter.js";
-import { passthroughMaxBytes } from "./passthrough-read.js";
+import { compactPassthroughMaxBytes } from "./passthrough-read.js";
 import type { CompactionPlan } from "./plan.js";
 import { RunProgress } from "./run-progress.js";
 import type { CompactHooks, CompactOptions, CompactResult, OptimizeMetrics } from "./types.js";
@@ -115,7 +115,9 @@ export function runContext(
     dataSchema: dataFileSchema(snapshot.schema, snapshot.partitionColumns),
     maxParallelBins,
     maxDecodedFileBytes: options.maxDecodedFileBytes ?? RUN_DEFAULTS.maxDecodedFileBytes,
-    passthroughMaxBytes: passthroughMaxBytes(options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes),
+    passthroughMaxBytes: compactPassthroughMaxBytes(
+      options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes,
+    ),
     maxRowGroupBytes: options.maxRowGroupDecodedBytes ?? RUN_DEFAULTS.maxRowGroupDecodedBytes,
     signal,
     progress: new RunProgress(options.onProgress),

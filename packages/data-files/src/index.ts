@@ -15,7 +15,10 @@ export {
   type LiveFileColumns,
   type LiveFileReadContext,
   openLiveFile,
+  openLiveFileOver,
   readLiveFile,
 } from "./read/live-file.js";
+export { DEFAULT_PASSTHROUGH_MAX_BYTES, passthroughMaxBytes } from "./read/passthrough-limit.js";
+export { fetchWholeFile, readerOverBytes, type WholeFile } from "./read/whole-file.js";
 export * from "./scan/index.js";
 export * from "./write/index.js";

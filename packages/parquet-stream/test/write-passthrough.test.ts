@@ -7,6 +7,7 @@
  */
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
 import { Field, type RecordBatch, Schema, Table, Utf8 } from "apache-arrow";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type ParquetPassthrough,
@@ -86,6 +87,54 @@ describe("parquet writer: passed-through files", () => {
       .join(",");
     const rows = await readParquetObjects(store, "out0.parquet", { size: (files[0] as WrittenFile).size });
     expect(rows.map((r) => r.payload).join(",")).toBe(payloads);
+  });
+
+  it("leaves out the rows a unit skips, across row groups, decode batches and row-cap slices", async () => {
+    // 10,000 rows in row groups of 3,000; the writer's row cap (2,500) cuts the kept slices again.
+    const { bytes, metadata } = await parquetFile(sequenceTable(0, 10_000, 12), 3000);
+    const cases: number[][] = [
+      [],
+      [0],
+      [9999],
+      [2999, 3000, 3001],
+      range(0, 3000).map(Number), // a whole row group
+      range(0, 10_000)
+        .map(Number)
+        .filter((i) => i % 7 === 3 || (i > 5990 && i < 6010)),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.constantFrom(...cases),
+          fc
+            .uniqueArray(fc.integer({ min: 0, max: 9999 }), { maxLength: 400 })
+            .map((a) => a.sort((x, y) => x - y)),
+        ),
+        async (skip) => {
+          let released = 0;
+          const unit = passthroughOf(
+            new Uint8Array(bytes),
+            metadata,
+            () => released++,
+            Int32Array.from(skip),
+          );
+          expect(unit.rows).toBe(10_000 - skip.length);
+          const first = sequenceTable(20_000, 10, 12).batches[0] as RecordBatch;
+          const store = new InMemoryStore();
+          let n = 0;
+          const files = await writeParquetFiles(store, [first, unit], {
+            schema,
+            nextKey: () => `out${n++}.parquet`,
+            maxRowGroupRows: 2500,
+          });
+          const skipped = new Set(skip);
+          const kept = range(0, 10_000).filter((id) => !skipped.has(Number(id)));
+          expect(await ids(store, files)).toEqual([...range(20_000, 20_010), ...kept]);
+          expect(released).toBe(1);
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 
   it("a file fits only with exactly the stream's columns", async () => {

@@ -16,6 +16,7 @@ import {
   conformData,
   constantData,
   nullData,
+  type OpenParquetReaderOptions,
   openParquetReader,
   type ParquetMetadata,
   type ParquetReader,
@@ -26,6 +27,7 @@ import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "ap
 import type { BudgetObserver } from "../budgets/call-budgets.js";
 import { partitionScalar } from "../scan/prune.js";
 import { openSmallFile, readsInOneGet } from "./small-file.js";
+import { readerOverBytes, type WholeFile } from "./whole-file.js";
 
 /** How live files are read: ranged-GET knobs, read-ahead, batch size, the call's admission and signal. */
 export interface LiveFileReadContext {
@@ -65,7 +67,35 @@ export function openLiveFile(
   context: LiveFileReadContext,
   metadata?: ParquetMetadata,
 ): Promise<ParquetReader> {
-  const options = {
+  const options = readerOptions(file, context, metadata);
+  const opened = readsInOneGet(file, metadata !== undefined)
+    ? openSmallFile(store, file, options).then(
+        (reader) => reader ?? openParquetReader(store, file.path, options),
+      )
+    : openParquetReader(store, file.path, options);
+  return opened.catch((error: unknown) => Promise.reject(missingFileError(error, store.root, file, context)));
+}
+
+/**
+ * Opens `file` over its bytes `whole` already fetched (fetchWholeFile): no request; closing the reader calls
+ * `whole.release`.
+ */
+export function openLiveFileOver(
+  store: ObjectStore,
+  file: FileView,
+  context: LiveFileReadContext,
+  whole: WholeFile,
+  metadata?: ParquetMetadata,
+): Promise<ParquetReader> {
+  return readerOverBytes(store, file, readerOptions(file, context, metadata), whole, metadata);
+}
+
+function readerOptions(
+  file: FileView,
+  context: LiveFileReadContext,
+  metadata: ParquetMetadata | undefined,
+): OpenParquetReaderOptions {
+  return {
     size: file.size,
     metadata,
     rangeGetPartSizeBytes: context.knobs.rangeGetPartSizeBytes,
@@ -73,12 +103,6 @@ export function openLiveFile(
     admission: context.admission,
     signal: context.signal,
   };
-  const opened = readsInOneGet(file, metadata !== undefined)
-    ? openSmallFile(store, file, options).then(
-        (reader) => reader ?? openParquetReader(store, file.path, options),
-      )
-    : openParquetReader(store, file.path, options);
-  return opened.catch((error: unknown) => Promise.reject(missingFileError(error, store.root, file, context)));
 }
 
 /**

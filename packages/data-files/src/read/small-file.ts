@@ -7,13 +7,9 @@
  */
 import type { FileView } from "@deltalite/delta-log";
 import { requestSwitchOn } from "@deltalite/delta-log";
-import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
-import {
-  type OpenParquetReaderOptions,
-  ParquetReader,
-  readerCompressors,
-  readParquetFooter,
-} from "@deltalite/parquet-stream";
+import type { ObjectStore } from "@deltalite/object-store";
+import type { OpenParquetReaderOptions, ParquetReader } from "@deltalite/parquet-stream";
+import { fetchWholeFile, readerOverBytes } from "./whole-file.js";
 
 /** The largest file (by its Add size) read in one GET: the footer hint, 64 KiB. */
 export const SMALL_FILE_MAX_BYTES = 64 * 1024;
@@ -32,24 +28,12 @@ export async function openSmallFile(
   file: FileView,
   options: OpenParquetReaderOptions,
 ): Promise<ParquetReader | undefined> {
-  const admission = options.admission;
-  const release = admission ? await admission.admitFetch(file.size, options.signal) : () => undefined;
+  const whole = await fetchWholeFile(store, file, options);
+  if (!whole) return undefined;
   try {
-    const bytes = await store.get(file.path, { signal: options.signal });
-    if (bytes.length !== file.size) {
-      release();
-      return undefined;
-    }
-    const view = new InMemoryStore(store.root);
-    await view.put(file.path, bytes);
-    const metadata = await readParquetFooter(view, file.path, { size: file.size });
-    return new ParquetReader(store, file.path, options, metadata, await readerCompressors(), {
-      bytes,
-      start: 0,
-      release,
-    });
+    return await readerOverBytes(store, file, options, whole);
   } catch (error) {
-    release();
+    whole.release();
     throw error;
   }
 }

@@ -31,6 +31,7 @@ export type AttemptStats = Pick<
   | "filesProbed"
   | "filesProbeCached"
   | "filesRemoved"
+  | "filesPassedThrough"
   | "filesAdded"
   | "rowsUpdated"
   | "sourceRowsMatched"
@@ -56,6 +57,7 @@ export function newAttemptStats(partitions: readonly SourcePartition[]): Attempt
     filesProbed: 0,
     filesProbeCached: 0,
     filesRemoved: 0,
+    filesPassedThrough: 0,
     filesAdded: 0,
     rowsUpdated: 0,
     sourceRowsMatched: 0,
@@ -86,6 +88,7 @@ export function mergeActions(stats: AttemptStats, outcomes: readonly PartitionOu
     stats.bytesWritten += result.bytesWritten;
     stats.filesAdded += result.adds.length;
     stats.filesRemoved += outcome.hits.length;
+    stats.filesPassedThrough += result.filesPassedThrough;
     for (const add of result.adds) adds.push({ add });
     for (const cdc of outcome.cdc) adds.push({ cdc });
     for (const file of outcome.hits) removes.push({ remove: removeForFile(file, { deletionTimestamp }) });

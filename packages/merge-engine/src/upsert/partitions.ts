@@ -45,6 +45,8 @@ export interface AttemptContext {
   written: WrittenFile[];
   /** The table has `delta.enableChangeDataFeed=true`: every partition writes its change data. */
   changeDataFeed: boolean;
+  /** The largest hit file the rewrite passes through to the encoder worker (rewrite-passthrough.ts). */
+  passthroughMaxBytes: number;
 }
 
 export interface PartitionPlan {
@@ -188,6 +190,7 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       signal,
       onFile: (file) => ctx.written.push(file),
       changeData,
+      passthroughMaxBytes: ctx.passthroughMaxBytes,
     });
     const cdc = (await changeData?.finish()) ?? [];
     return { hits, probed, probeCached, probeMs, rewrite, collection, cdc };

@@ -10,7 +10,10 @@
  * streams: replaced rows as `update_preimage`, their replacements as `update_postimage`, deleted rows as
  * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data). A hit file whose footer the
  * probe handed over (footer-handoff.ts) is opened without a footer GET, and the key hashes the probe
- * computed for it (hash-handoff.ts) are used instead of hashing those rows again.
+ * computed for it (hash-handoff.ts) are used instead of hashing those rows again. Such a file whose columns
+ * are exactly the table's is passed through (rewrite-passthrough.ts): fetched whole, only its key columns
+ * decoded here, and handed to the encoder worker with the rows to leave out, so its other columns are never
+ * decoded in JS.
  */
 import {
   type ChangeDataWriter,
@@ -22,14 +25,23 @@ import {
 } from "@deltalite/data-files";
 import type { AddAction, FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type ParquetCodec, type ParquetReader, takeRows, type WrittenFile } from "@deltalite/parquet-stream";
+import {
+  handOverPassthrough,
+  type ParquetCodec,
+  type ParquetPassthrough,
+  type ParquetReader,
+  takeRows,
+  type WrittenFile,
+} from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import { TargetFill } from "./fill-from-target.js";
 import { footerHandoff } from "./footer-handoff.js";
-import { handedRows, hashHandoff } from "./hash-handoff.js";
+import { type HandedHashes, handedRows, hashHandoff } from "./hash-handoff.js";
+import { type BatchMatch, matchBatch } from "./rewrite-match.js";
+import { readWholeHitFile } from "./rewrite-passthrough.js";
 import type { SourcePartition } from "./source-batch.js";
 
 export interface RewriteInput {
@@ -63,6 +75,8 @@ export interface RewriteInput {
   onDroppedRows?: ((rows: RecordBatch, kind: DroppedKind) => void | Promise<void>) | undefined;
   /** Receives every change of the partition (see the module comment); none when undefined. */
   changeData?: ChangeDataWriter | undefined;
+  /** The largest hit file passed through to the encoder worker (rewrite-passthrough.ts); 0 or undefined: none. */
+  passthroughMaxBytes?: number | undefined;
 }
 
 /** Why the rewrite dropped a target row: a source row replaces it, or a delete row removes it. */
@@ -79,6 +93,8 @@ export interface RewriteResult {
   /** Target rows removed by a delete row of the source (MERGE's numTargetRowsDeleted). */
   rowsDeleted: number;
   rowsCopied: number;
+  /** Hit files passed through to the encoder worker undecoded (rewrite-passthrough.ts). */
+  filesPassedThrough: number;
   bytesRead: number;
   bytesWritten: number;
 }
@@ -86,7 +102,14 @@ export interface RewriteResult {
 export async function rewritePartition(input: RewriteInput): Promise<RewriteResult> {
   const { partition, signal } = input;
   const set = partition.keys;
-  const counts = { rowsUpdated: 0, rowsCopied: 0, bytesRead: 0, keysMatched: 0, rowsDeleted: 0 };
+  const counts = {
+    rowsUpdated: 0,
+    rowsCopied: 0,
+    bytesRead: 0,
+    keysMatched: 0,
+    rowsDeleted: 0,
+    filesPassedThrough: 0,
+  };
   const deletes = partition.deletes;
   const changes = input.changeData;
   /** The dropped rows of a target batch to the hook and the change data. */
@@ -101,47 +124,58 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   const matches = new Uint32Array(set.size);
   // "keep": replaced rows are built from the target batch they replace (written in place of it).
   const fill = TargetFill.of(partition, input.dataSchema);
-  async function* rows(): AsyncGenerator<RecordBatch> {
+  /** Matches one decoded batch of target rows (`row`: its first row's number in the file) against the source. */
+  function match(batch: RecordBatch, handed: HandedHashes | undefined, row: number): BatchMatch {
+    const matched = matchBatch(
+      batch,
+      set,
+      deletes,
+      matches,
+      input.hasher,
+      handedRows(handed, row, batch.numRows),
+    );
+    // Replaced rows' keys come back with the source rows; deleted rows' keys leave the output.
+    const { keys, gone, deleted } = matched;
+    input.collection?.add(keys.hashWords.subarray(0, 2 * keys.length), skipOf(keys.nullKeys, gone, deleted));
+    counts.rowsUpdated += matched.replaced;
+    counts.rowsDeleted += deleted;
+    counts.rowsCopied += matched.kept;
+    return matched;
+  }
+  // Files pass through only once a decoded batch went first (the writer judges its settings on it), and only
+  // when nothing needs the dropped rows as batches (change data, the hook, "keep"'s fill).
+  const mayPassThrough = !fill && !changes && !input.onDroppedRows && (input.passthroughMaxBytes ?? 0) > 0;
+  let decodedFirst = false;
+  async function* rows(): AsyncGenerator<RecordBatch | ParquetPassthrough> {
     const collection = input.collection;
     for (const file of input.hitFiles) {
       counts.bytesRead += file.size;
       const permit = await input.acquireFile();
       let reader: ParquetReader | undefined;
       const handed = hashHandoff(input.read).take(file);
+      const footer = footerHandoff(input.read).take(file);
       let row = 0; // the file's live rows read so far (the probe's row numbers)
       try {
-        reader = await openLiveFile(input.store, file, input.read, footerHandoff(input.read).take(file));
+        const whole = mayPassThrough
+          ? await readWholeHitFile(input, file, footer, decodedFirst, set.columns, (batch, at) =>
+              match(batch, handed, at),
+            )
+          : undefined;
+        if (whole && "unit" in whole) {
+          counts.filesPassedThrough++;
+          yield* handOverPassthrough(whole.unit);
+          continue;
+        }
+        reader = whole?.reader ?? (await openLiveFile(input.store, file, input.read, footer));
         const batches = readLiveFile(reader, file, { fields: input.dataSchema.fields }, input.read);
         for await (const batch of batches) {
-          const hashWords = handedRows(handed, row, batch.numRows);
+          const { keep, kept, drop, replaced, entries, gone, deleted } = match(batch, handed, row);
           row += batch.numRows;
-          const keys = encodeKeys(batch, set.columns, { hasher: input.hasher, hashWords });
-          const keep = new Int32Array(batch.numRows);
-          const drop = new Int32Array(batch.numRows);
-          const entries = new Int32Array(batch.numRows);
-          const gone = deletes ? new Int32Array(batch.numRows) : undefined;
-          let kept = 0;
-          let replaced = 0;
-          let deleted = 0;
-          for (let i = 0; i < batch.numRows; i++) {
-            const entry = set.find(keys, i);
-            if (entry < 0) keep[kept++] = i;
-            else if (gone && deletes?.entries[entry] === 1) gone[deleted++] = i;
-            else {
-              matches[entry] = (matches[entry] as number) + 1;
-              entries[replaced] = entry;
-              drop[replaced++] = i;
-            }
-          }
-          // Replaced rows' keys come back with the source rows; deleted rows' keys leave the output.
-          collection?.add(keys.hashWords.subarray(0, 2 * keys.length), skipOf(keys.nullKeys, gone, deleted));
           if (input.onDroppedRows || changes) {
             await dropped(batch, drop.subarray(0, replaced), "update");
             if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
-          counts.rowsUpdated += replaced;
-          counts.rowsDeleted += deleted;
-          counts.rowsCopied += kept;
+          if (kept > 0) decodedFirst = true;
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
           if (fill && replaced > 0) {
@@ -195,6 +229,8 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     multipartThresholdBytes: input.multipartThresholdBytes,
     multipartPartSizeBytes: input.multipartPartSizeBytes,
     multipartConcurrency: input.multipartConcurrency,
+    // Passed-through files make the encoder the busy side: partitions rewrite on the least busy worker.
+    spreadEncoders: mayPassThrough,
     signal,
   });
   for await (const { file, add } of written) {

@@ -150,6 +150,8 @@ export interface UpsertStats {
   /** Candidate files left untouched (pruned by stats or without a hit). */
   filesCarriedOver: number;
   filesRemoved: number;
+  /** Removed files whose rows went to the encoder worker undecoded (rewrite-passthrough.ts). */
+  filesPassedThrough: number;
   filesAdded: number;
   /** Stored size of the rewritten files. */
   bytesRead: number;

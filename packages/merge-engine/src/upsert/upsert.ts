@@ -10,7 +10,12 @@
  * merge-commit.ts (the commit). `upsertWithHooks` is the same call with the test hooks (hooks.ts).
  */
 import { setMaxListeners } from "node:events";
-import { CallBudgets, withCallDeadline } from "@deltalite/data-files";
+import {
+  CALL_LIMIT_DEFAULTS,
+  CallBudgets,
+  passthroughMaxBytes,
+  withCallDeadline,
+} from "@deltalite/data-files";
 import {
   appTransactionApplied,
   changeDataFeedEnabled,
@@ -37,6 +42,7 @@ import {
 } from "./merge-commit.js";
 import { validateUpsertOptions } from "./options.js";
 import { type AttemptContext, type PartitionOutcome, planPartitions, runPartitions } from "./partitions.js";
+import { UPSERT_PASSTHROUGH_VARIABLE } from "./rewrite-passthrough.js";
 import { checkAborted, type TableShape, tableShape } from "./shape.js";
 import type { SourcePartition } from "./source-batch.js";
 import type { UpsertOptions, UpsertStats } from "./types.js";
@@ -282,6 +288,10 @@ function attemptContext(
     signal,
     written: [],
     changeDataFeed: changeDataFeedEnabled(snapshot.metadata),
+    passthroughMaxBytes: passthroughMaxBytes(
+      UPSERT_PASSTHROUGH_VARIABLE,
+      options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes,
+    ),
   };
 }
 

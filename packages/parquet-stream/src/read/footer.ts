@@ -118,17 +118,7 @@ async function readTail(
       `Parquet file ${key}: read ${tail.length} footer bytes, expected ${first} (is the size ${size} right?)`,
     );
   }
-  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
-  if (view.getUint32(first - 4, true) !== 0x31524150) {
-    throw new DeltaLiteError("generic", `Parquet file ${key} does not end with the PAR1 magic`);
-  }
-  const footerLength = view.getUint32(first - 8, true) + 8;
-  if (footerLength > size - 4) {
-    throw new DeltaLiteError(
-      "generic",
-      `Parquet file ${key} declares a ${footerLength}-byte footer in ${size} bytes`,
-    );
-  }
+  const footerLength = footerLengthOf(tail, size, key);
   let footer: Uint8Array;
   if (footerLength > first && stopBeyondTail) throw new FooterBeyondTail(footerLength);
   if (footerLength <= first) {
@@ -143,6 +133,28 @@ async function readTail(
     footer.set(tail, footerLength - first);
   }
   return { metadata: parseFooter(footer, key), tail, tailStart: size - first };
+}
+
+/** The footer's length with its 8-byte trailer, from the file's last bytes `tail` (magic and bounds checked). */
+function footerLengthOf(tail: Uint8Array, size: number, key: string): number {
+  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
+  if (tail.byteLength < 8 || view.getUint32(tail.byteLength - 4, true) !== 0x31524150) {
+    throw new DeltaLiteError("generic", `Parquet file ${key} does not end with the PAR1 magic`);
+  }
+  const footerLength = view.getUint32(tail.byteLength - 8, true) + 8;
+  if (footerLength > size - 4) {
+    throw new DeltaLiteError(
+      "generic",
+      `Parquet file ${key} declares a ${footerLength}-byte footer in ${size} bytes`,
+    );
+  }
+  return footerLength;
+}
+
+/** The footer of the whole Parquet file `bytes`, parsed as readParquetFooter parses it. */
+export function parquetFooterOfBytes(bytes: Uint8Array, key: string): FileMetaData {
+  const footerLength = footerLengthOf(bytes, bytes.byteLength, key);
+  return parseFooter(bytes.subarray(bytes.byteLength - footerLength), key);
 }
 
 function parseFooter(footer: Uint8Array, key: string): FileMetaData {

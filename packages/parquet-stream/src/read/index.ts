@@ -8,6 +8,7 @@ export { type ByteSpan, coalesceSpans, fetchRanges, RequestLimiter, splitSpan } 
 export {
   DEFAULT_FOOTER_HINT_BYTES,
   type FooterAndTail,
+  parquetFooterOfBytes,
   type ReadFooterOptions,
   readFooterAndTail,
   readParquetFooter,

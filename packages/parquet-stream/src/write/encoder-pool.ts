@@ -155,7 +155,7 @@ export class EncoderSession {
    * `onTaken` runs once the worker decoded its last row group, or when the session fails or closes.
    */
   async sendFile(
-    file: { bytes: Uint8Array; rowGroups: number[]; batchRows: number },
+    file: { bytes: Uint8Array; rowGroups: number[]; batchRows: number; skipRows?: Int32Array | undefined },
     onTaken: () => void,
   ): Promise<void> {
     try {
@@ -166,8 +166,8 @@ export class EncoderSession {
     }
     this.#credit--;
     this.#onTaken.push(onTaken);
-    const { bytes, rowGroups, batchRows } = file;
-    this.#encoder.post({ id: this.id, type: "file", bytes, rowGroups, batchRows }, [
+    const { bytes, rowGroups, batchRows, skipRows } = file;
+    this.#encoder.post({ id: this.id, type: "file", bytes, rowGroups, batchRows, skipRows }, [
       bytes.buffer as ArrayBuffer,
     ]);
   }

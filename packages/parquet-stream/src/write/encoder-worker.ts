@@ -11,7 +11,9 @@
  * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),
  * relabels each batch with the stream's schema (`withSchema`: refused unless the file's decoded schema fits
  * it) and hands the batches to the same parquet-rs writer; the file counts as one queued input and is
- * acknowledged (`taken`) once its last row group is decoded, so its bytes are held one file at a time.
+ * acknowledged (`taken`) once its last row group is decoded, so its bytes are held one file at a time. Rows the
+ * file's `skipRows` names are left out: each decoded batch goes on as the slices between them (parquet-rs
+ * slices share the batch's buffers, nothing is copied).
  *
  * A worker serves any number of streams at once (messages carry the stream's `id`; encoder-pool.ts runs up
  * to one worker per core): the streams of one worker share its WebAssembly memory's high-water mark.
@@ -40,7 +42,13 @@ export interface EncoderSettings {
 export type ToEncoder = { id: number } & (
   | { type: "begin"; settings: EncoderSettings; schemaIpc?: Uint8Array | undefined }
   | { type: "slice"; ipc: Uint8Array }
-  | { type: "file"; bytes: Uint8Array; rowGroups: number[]; batchRows: number }
+  | {
+      type: "file";
+      bytes: Uint8Array;
+      rowGroups: number[];
+      batchRows: number;
+      skipRows?: Int32Array | undefined;
+    }
   | { type: "end" }
   | { type: "ack" }
   | { type: "abort" }
@@ -98,10 +106,38 @@ function encoderWorkerMain(wasmEntry: string): void {
     port2.close();
   }
 
-  /** A queued input: an IPC slice, or a Parquet file's row groups still to decode (`next` indexes them). */
-  type Input =
-    | { kind: "ipc"; ipc: Uint8Array }
-    | { kind: "file"; bytes: Uint8Array; rowGroups: number[]; batchRows: number; next: number };
+  /**
+   * A queued input: an IPC slice, or a Parquet file's row groups still to decode (`next` indexes them; `row`
+   * counts the rows decoded so far and `skipAt` the first of `skipRows` not yet reached).
+   */
+  type FileInput = {
+    kind: "file";
+    bytes: Uint8Array;
+    rowGroups: number[];
+    batchRows: number;
+    next: number;
+    skipRows: Int32Array | undefined;
+    row: number;
+    skipAt: number;
+  };
+  type Input = { kind: "ipc"; ipc: Uint8Array } | FileInput;
+
+  /** The [start, end) row ranges of the file's next `numRows` decoded rows that are written (none skipped). */
+  function keptRanges(input: FileInput, numRows: number): [number, number][] {
+    const skip = input.skipRows;
+    const first = input.row;
+    input.row += numRows;
+    if (!skip) return [[0, numRows]];
+    const ranges: [number, number][] = [];
+    let start = 0;
+    while (input.skipAt < skip.length && (skip[input.skipAt] as number) < first + numRows) {
+      const at = (skip[input.skipAt++] as number) - first;
+      if (at > start) ranges.push([start, at]);
+      start = at + 1;
+    }
+    if (start < numRows) ranges.push([start, numRows]);
+    return ranges;
+  }
 
   /** One stream being encoded: inputs waiting, whether `end` came, chunks unacknowledged, who waits. */
   class Stream {
@@ -159,7 +195,7 @@ function encoderWorkerMain(wasmEntry: string): void {
         } else {
           const rowGroup = input.rowGroups[input.next++] as number;
           const table = wasm.readParquet(input.bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
-          this.#takeTable(table, this.schemaTable);
+          this.#takeTable(table, this.schemaTable, input);
           if (input.next >= input.rowGroups.length) {
             // The file's bytes are no longer needed: drop them before encoding its last rows.
             this.queue.shift();
@@ -171,23 +207,43 @@ function encoderWorkerMain(wasmEntry: string): void {
       return this.carry.shift();
     }
 
-    /** Moves a table's non-empty batches into `carry`, relabelled with `like`'s schema when given. */
-    #takeTable(table: ParquetWasm.Table, like: ParquetWasm.Table | undefined): void {
+    /**
+     * Moves a table's non-empty batches into `carry`, relabelled with `like`'s schema when given, less the
+     * rows a passed-through `file` skips.
+     */
+    #takeTable(table: ParquetWasm.Table, like: ParquetWasm.Table | undefined, file?: FileInput): void {
       try {
         for (const batch of table.recordBatches()) {
-          if (batch.numRows === 0 || !like) {
-            if (batch.numRows === 0) batch.free();
-            else this.carry.push(batch);
+          if (batch.numRows === 0) {
+            batch.free();
             continue;
           }
-          try {
-            this.carry.push(batch.withSchema(like.schema));
-          } finally {
-            batch.free();
+          let labelled = batch;
+          if (like) {
+            try {
+              labelled = batch.withSchema(like.schema);
+            } finally {
+              batch.free();
+            }
           }
+          this.#keep(labelled, file);
         }
       } finally {
         table.free();
+      }
+    }
+
+    /** Puts `batch` into `carry`, or the slices of it a passed-through file keeps (the batch is then freed). */
+    #keep(batch: WasmBatch, file: FileInput | undefined): void {
+      const ranges: [number, number][] = file ? keptRanges(file, batch.numRows) : [[0, batch.numRows]];
+      if (ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0][1] === batch.numRows) {
+        this.carry.push(batch);
+        return;
+      }
+      try {
+        for (const [start, end] of ranges) this.carry.push(batch.slice(start, end - start));
+      } finally {
+        batch.free();
       }
     }
   }
@@ -286,8 +342,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     if (!stream) return;
     if (message.type === "slice") stream.queue.push({ kind: "ipc", ipc: message.ipc });
     else if (message.type === "file") {
-      const { bytes, rowGroups, batchRows } = message;
-      stream.queue.push({ kind: "file", bytes, rowGroups, batchRows, next: 0 });
+      const { bytes, rowGroups, batchRows, skipRows } = message;
+      stream.queue.push({ kind: "file", bytes, rowGroups, batchRows, next: 0, skipRows, row: 0, skipAt: 0 });
     } else if (message.type === "end") stream.ended = true;
     else if (message.type === "ack") stream.unacked--;
     else if (message.type === "abort") stream.aborted = true;

@@ -24,6 +24,7 @@ export {
 } from "./parquet-writer.js";
 export {
   footerDecodedSize,
+  handOverPassthrough,
   isPassthrough,
   type ParquetPassthrough,
   passthroughFits,

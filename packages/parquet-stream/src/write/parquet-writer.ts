@@ -147,7 +147,8 @@ async function feed(
       else {
         const { maxRowGroupBytes, maxRowGroupRows } = settings();
         const batchRows = passthroughBatchRows(slice, maxRowGroupBytes, maxRowGroupRows);
-        await session.sendFile({ bytes: slice.bytes, rowGroups: slice.rowGroups, batchRows }, slice.release);
+        const { bytes, rowGroups, skipRows } = slice;
+        await session.sendFile({ bytes, rowGroups, batchRows, skipRows }, slice.release);
       }
     }
     begin();

@@ -11,10 +11,18 @@ export interface ParquetPassthrough {
   readonly bytes: Uint8Array;
   /** Row groups to decode, in order. */
   readonly rowGroups: number[];
-  /** Rows of those row groups (footer). */
+  /** Rows written: those of the row groups (footer) less `skipRows`. */
   readonly rows: number;
-  /** Uncompressed bytes of those row groups (footer `total_byte_size`): their decoded measure. */
+  /**
+   * Uncompressed bytes of those row groups (footer `total_byte_size`), scaled by the share of their rows
+   * written: their decoded measure.
+   */
   readonly decodedBytes: number;
+  /**
+   * Rows not written (an upsert's replaced and deleted target rows): ascending, counted from the first row
+   * of the first listed row group; none when undefined.
+   */
+  readonly skipRows?: Int32Array | undefined;
   /** Gives back what holding `bytes` was admitted under; called once the worker has decoded them. */
   readonly release: () => void;
 }

@@ -9,7 +9,8 @@
  * the footer's `ARROW:schema` hint names them (parquet-rs decodes by the hint; a file without one, as Spark
  * writes them, is not passed through: parquet-rs's own inference differs from ours, e.g. for INT96), same
  * nullability, and no footer or field metadata parquet-rs would carry into the decoded schema. Anything else is read the usual
- * way (decoded and conformed in JS).
+ * way (decoded and conformed in JS). A unit may leave rows out (`skipRows`: an upsert's replaced target rows):
+ * the worker writes the decoded batches without them, as slices (no copy).
  */
 import { DataType, type Field, RecordBatchReader, type Schema } from "apache-arrow";
 import type { FileMetaData } from "hyparquet";
@@ -122,24 +123,47 @@ export function passthroughBatchRows(
   return Math.max(1, Math.min(MAX_SLICE_ROWS, maxRowGroupRows, rows));
 }
 
-/** A passthrough unit of the whole file `bytes` (copied when it shares its buffer: it is transferred). */
+/**
+ * A passthrough unit of the whole file `bytes` (copied when it shares its buffer: it is transferred), less
+ * the rows `skipRows` names (ascending file row numbers).
+ */
 export function passthroughOf(
   bytes: Uint8Array,
   metadata: FileMetaData,
   release: () => void,
+  skipRows?: Int32Array,
 ): ParquetPassthrough {
   const own =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const whole = footerDecodedSize(metadata);
+  const skipped = skipRows?.length ?? 0;
+  const rows = whole.rows - skipped;
+  const decodedBytes =
+    skipped === 0 ? whole.decodedBytes : Math.ceil((whole.decodedBytes * rows) / whole.rows);
   let released = false;
   return {
     kind: "parquet-passthrough",
     bytes: own,
     rowGroups: metadata.row_groups.map((_group, i) => i),
-    ...footerDecodedSize(metadata),
+    rows,
+    decodedBytes,
+    skipRows: skipped === 0 ? undefined : skipRows,
     release: () => {
       if (released) return;
       released = true;
       release();
     },
   };
+}
+
+/** Yields `unit` (when it has rows); gives back its admission if the consumer stops before taking it. */
+export async function* handOverPassthrough(unit: ParquetPassthrough): AsyncGenerator<ParquetPassthrough> {
+  if (unit.rows === 0) return unit.release();
+  let taken = false;
+  try {
+    yield unit;
+    taken = true;
+  } finally {
+    if (!taken) unit.release();
+  }
 }

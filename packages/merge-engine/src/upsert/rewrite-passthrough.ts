@@ -1,0 +1,108 @@
+/**
+ * A hit file passed through the rewrite without decoding its other columns. A hit file of at most the
+ * passthrough limit is fetched whole in one GET under the call's fetch admission (its footer from the probe,
+ * footer-handoff.ts, or from those bytes). When its columns are exactly the table's (parquet-stream's
+ * `passthroughFits`), only its key columns are decoded (from the bytes, no further request) and matched
+ * against the source as the JS path matches them (rewrite-match.ts), and the file goes to the encoder worker
+ * with the replaced and
+ * deleted rows to leave out: parquet-rs decodes it one row group at a time and writes the slices between
+ * those rows. The admission is given back once the worker has decoded its last row group, so the bytes are
+ * held as the compaction's passed-through files are. Any other such file is decoded in JS from the fetched
+ * bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES`
+ * (0: never), else 64 MiB, and never above the call's fetch budget.
+ */
+import {
+  fetchWholeFile,
+  type LiveFileReadContext,
+  openLiveFileOver,
+  readLiveFile,
+} from "@deltalite/data-files";
+import type { FileView } from "@deltalite/delta-log";
+import type { ObjectStore } from "@deltalite/object-store";
+import {
+  type ParquetMetadata,
+  type ParquetPassthrough,
+  type ParquetReader,
+  passthroughFits,
+  passthroughOf,
+} from "@deltalite/parquet-stream";
+import type { RecordBatch, Schema } from "apache-arrow";
+import type { BatchMatch } from "./rewrite-match.js";
+
+/** What a passthrough needs of the rewrite's input. */
+export interface PassthroughInput {
+  store: ObjectStore;
+  dataSchema: Schema;
+  read: LiveFileReadContext;
+  /** The largest file passed through (0 or undefined: none). */
+  passthroughMaxBytes?: number | undefined;
+}
+
+/** The environment variable of the largest hit file passed through (bytes; 0: none). */
+export const UPSERT_PASSTHROUGH_VARIABLE = "DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES";
+
+/** How the rewrite reads a hit file fetched whole: passed through, or decoded in JS from the fetched bytes. */
+export type WholeHitFile = { unit: ParquetPassthrough } | { reader: ParquetReader };
+
+/**
+ * `file` fetched whole and, when it fits and `passThrough` allows, as a passthrough unit less the rows the
+ * source replaces or deletes (module comment); else a reader over the fetched bytes for the JS path (its
+ * close gives the admission back). Undefined when the file is above the limit or the object's length is not
+ * the Add's: the rewrite then opens it the usual way. `match` matches one decoded batch of its key columns,
+ * the batch's first row numbered `row` in the file.
+ */
+export async function readWholeHitFile(
+  input: PassthroughInput,
+  file: FileView,
+  footer: ParquetMetadata | undefined,
+  passThrough: boolean,
+  keyColumns: readonly string[],
+  match: (batch: RecordBatch, row: number) => BatchMatch,
+): Promise<WholeHitFile | undefined> {
+  if (file.size > (input.passthroughMaxBytes ?? 0)) return undefined;
+  const whole = await fetchWholeFile(input.store, file, input.read);
+  if (!whole) return undefined;
+  try {
+    // The reader borrows the bytes; their admission goes with the unit, or with the JS path's reader.
+    const borrowed = { bytes: whole.bytes, release: () => undefined };
+    const reader = await openLiveFileOver(input.store, file, input.read, borrowed, footer);
+    if (!passThrough || !passthroughFits(reader.metadata, input.dataSchema, file.path)) {
+      return { reader: await openLiveFileOver(input.store, file, input.read, whole, reader.metadata) };
+    }
+    let skipRows: Int32Array;
+    try {
+      skipRows = await rowsToSkip(reader, file, input, keyColumns, match);
+    } finally {
+      reader.close();
+    }
+    return { unit: passthroughOf(whole.bytes, reader.metadata, whole.release, skipRows) };
+  } catch (error) {
+    whole.release();
+    throw error;
+  }
+}
+
+/** The file's rows the source replaces or deletes, ascending, from a read of its key columns alone. */
+async function rowsToSkip(
+  reader: ParquetReader,
+  file: FileView,
+  input: Pick<PassthroughInput, "dataSchema" | "read">,
+  keyColumns: readonly string[],
+  match: (batch: RecordBatch, row: number) => BatchMatch,
+): Promise<Int32Array> {
+  const fields = input.dataSchema.fields.filter((field) => keyColumns.includes(field.name));
+  const skip: number[] = [];
+  let row = 0;
+  for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
+    const { drop, replaced, gone, deleted } = match(batch, row);
+    // Both lists ascend: merge them, numbered from the file's first row.
+    let d = 0;
+    let g = 0;
+    while (d < replaced || g < deleted) {
+      const next = g >= deleted || (d < replaced && (drop[d] as number) < (gone?.[g] as number));
+      skip.push(row + (next ? (drop[d++] as number) : (gone?.[g++] as number)));
+    }
+    row += batch.numRows;
+  }
+  return Int32Array.from(skip);
+}
