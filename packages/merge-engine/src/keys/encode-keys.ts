@@ -85,6 +85,19 @@ export class EncodedKeys {
     );
   }
 
+  /**
+   * Bytes holding this encoding keeps alive: its hashes, flags and canonical bytes, copied or not (a view
+   * keeps the Arrow column it views), for bounds on what is kept between passes.
+   */
+  get heldBytes(): number {
+    return (
+      this.hashWords.byteLength +
+      (this.nullKeys?.byteLength ?? 0) +
+      this.bytes.byteLength +
+      (this.offsets?.byteLength ?? 0)
+    );
+  }
+
   /** The hashes as 64-bit numbers (a view over `hashWords`; little-endian hosts). */
   get hashes(): BigUint64Array {
     return new BigUint64Array(this.hashWords.buffer, this.hashWords.byteOffset, this.length);

@@ -5,10 +5,13 @@
  * in the same order (readLiveFile), so row r of the probe is row r of the rewrite. Capped per attempt
  * (HASH_HANDOFF_MAX_BYTES, the hashes held for the rewrite and those probes in flight keep, together; not
  * counted against the call's buffered budget): a file whose hashes do not fit is not handed over, and the
- * rewrite hashes it itself, as it does every row past the handed ones.
+ * rewrite hashes it itself, as it does every row past the handed ones. While the bound allows, the probe's
+ * encoded keys go along too (the canonical key bytes, counted in the same bound): a rewrite that passes a
+ * file through (rewrite-passthrough.ts) then matches them without reading the file's key columns again.
  */
 import type { LiveFileReadContext } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
+import type { EncodedKeys } from "../keys/encode-keys.js";
 
 /** Hash bytes the handoff may hold at once per attempt (8 bytes a row: 2M rows). */
 export const HASH_HANDOFF_MAX_BYTES = 16 * 1024 * 1024;
@@ -17,6 +20,10 @@ export const HASH_HANDOFF_MAX_BYTES = 16 * 1024 * 1024;
 export interface HandedHashes {
   readonly rows: number;
   readonly words: Uint32Array;
+  /** The encoded keys of those rows, batch by batch in read order; undefined when they did not fit. */
+  readonly keys?: readonly EncodedKeys[] | undefined;
+  /** Bytes reserved for all this (given back by `take`). */
+  readonly bytes: number;
 }
 
 /**
@@ -54,8 +61,8 @@ export class HashHandoff {
   }
 
   /** @internal Holds reserved hashes for the rewrite of `path` (replacing nothing: a path is offered once). */
-  hold(path: string, handed: HandedHashes, bytes: number): void {
-    if (this.#held.has(path)) this.release(bytes);
+  hold(path: string, handed: HandedHashes): void {
+    if (this.#held.has(path)) this.release(handed.bytes);
     else this.#held.set(path, handed);
   }
 
@@ -64,7 +71,7 @@ export class HashHandoff {
     const held = this.#held.get(file.path);
     if (held === undefined) return undefined;
     this.#held.delete(file.path);
-    this.release(held.words.byteLength);
+    this.release(held.bytes);
     return held;
   }
 }
@@ -72,39 +79,61 @@ export class HashHandoff {
 /** One probe's hashes of one file, in read order, kept while the handoff's bound allows. */
 export class HashKeeper {
   #batches: Uint32Array[] = [];
-  #bytes = 0;
+  #words = 0;
+  #keys: EncodedKeys[] | undefined = [];
+  #keyBytes = 0;
   #full = false;
 
   constructor(private readonly handoff: HashHandoff) {}
 
-  /** Keeps the next batch's hashes (2 words a row); once one does not fit, none are kept. */
-  add(words: Uint32Array): void {
+  /**
+   * Keeps the next batch's hashes (2 words a row) and, while they fit too, its encoded `keys`; once the
+   * hashes do not fit, nothing is kept, and once keys do not fit, no keys are.
+   */
+  add(words: Uint32Array, keys?: EncodedKeys): void {
     if (this.#full) return;
-    if (this.handoff.reserve(words.byteLength)) {
-      this.#batches.push(words);
-      this.#bytes += words.byteLength;
+    if (!this.handoff.reserve(words.byteLength)) {
+      this.#full = true;
+      this.handoff.refused++;
+      this.drop();
       return;
     }
-    this.#full = true;
-    this.handoff.refused++;
-    this.drop();
+    this.#batches.push(words);
+    this.#words += words.byteLength;
+    if (!this.#keys) return;
+    const held = keys ? keys.heldBytes - keys.hashWords.byteLength : 0;
+    if (keys && this.handoff.reserve(held)) {
+      this.#keys.push(keys);
+      this.#keyBytes += held;
+    } else this.#dropKeys();
   }
 
   /** Hands what was kept to the rewrite of `file` (nothing when a batch did not fit). */
   handTo(file: FileView): void {
-    if (this.#full || this.#bytes === 0) return;
+    if (this.#full || this.#words === 0) return;
     const batches = this.#batches;
-    const words = batches.length === 1 ? (batches[0] as Uint32Array) : concat(batches, this.#bytes / 4);
-    this.handoff.hold(file.path, { rows: words.length / 2, words }, this.#bytes);
+    const words = batches.length === 1 ? (batches[0] as Uint32Array) : concat(batches, this.#words / 4);
+    const bytes = this.#words + this.#keyBytes;
+    this.handoff.hold(file.path, { rows: words.length / 2, words, keys: this.#keys, bytes });
     this.#batches = [];
-    this.#bytes = 0;
+    this.#words = 0;
+    this.#keys = [];
+    this.#keyBytes = 0;
   }
 
   /** Frees what is kept (a file without a hit, or a failed read). */
   drop(): void {
-    this.handoff.release(this.#bytes);
+    this.handoff.release(this.#words + this.#keyBytes);
     this.#batches = [];
-    this.#bytes = 0;
+    this.#words = 0;
+    this.#keys = [];
+    this.#keyBytes = 0;
+  }
+
+  #dropKeys(): void {
+    this.handoff.release(this.#keyBytes);
+    this.#keys = undefined;
+    this.#keyBytes = 0;
   }
 }
 

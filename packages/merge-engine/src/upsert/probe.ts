@@ -53,7 +53,7 @@ export async function fileHoldsSourceKey(
       const encoded = encodeKeys(batch, keys.columns, { hasher });
       const words = encoded.hashWords.subarray(0, 2 * encoded.length);
       collection?.add(words, encoded.nullKeys);
-      keeper.add(words);
+      keeper.add(words, encoded);
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
         collection?.abort();

@@ -32,8 +32,17 @@ export function matchBatch(
   hasher: KeyHasher,
   hashWords: Uint32Array | undefined,
 ): BatchMatch {
-  const keys = encodeKeys(batch, set.columns, { hasher, hashWords });
-  const rows = batch.numRows;
+  return matchKeys(encodeKeys(batch, set.columns, { hasher, hashWords }), set, deletes, matches);
+}
+
+/** `matchBatch` over rows already encoded (`keys`, encoded with the set's columns and hasher). */
+export function matchKeys(
+  keys: EncodedKeys,
+  set: SourceKeySet,
+  deletes: PartitionDeletes | undefined,
+  matches: Uint32Array,
+): BatchMatch {
+  const rows = keys.length;
   const keep = new Int32Array(rows);
   const drop = new Int32Array(rows);
   const entries = new Int32Array(rows);

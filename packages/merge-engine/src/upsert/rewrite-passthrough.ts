@@ -2,14 +2,14 @@
  * A hit file passed through the rewrite without decoding its other columns. A hit file of at most the
  * passthrough limit is fetched whole in one GET under the call's fetch admission (its footer from the probe,
  * footer-handoff.ts, or from those bytes). When its columns are exactly the table's (parquet-stream's
- * `passthroughFits`), only its key columns are decoded (from the bytes, no further request) and matched
- * against the source as the JS path matches them (rewrite-match.ts), and the file goes to the encoder worker
- * with the replaced and
- * deleted rows to leave out: parquet-rs decodes it one row group at a time and writes the slices between
- * those rows. The admission is given back once the worker has decoded its last row group, so the bytes are
- * held as the compaction's passed-through files are. Any other such file is decoded in JS from the fetched
- * bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES`
- * (0: never), else 64 MiB, and never above the call's fetch budget.
+ * `passthroughFits`), its keys are matched against the source as the JS path matches them (rewrite-match.ts):
+ * the probe's encoded keys when it handed over all of the file's rows (hash-handoff.ts), else its key columns
+ * decoded from the fetched bytes (no further request). The file then goes to the encoder worker with the
+ * replaced and deleted rows to leave out: parquet-rs decodes it one row group at a time and writes the slices
+ * between those rows. The admission is given back once the worker has decoded its last row group, so the
+ * bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS from the
+ * fetched bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES` (0: never),
+ * else 64 MiB, and never above the call's fetch budget.
  */
 import {
   fetchWholeFile,
@@ -27,6 +27,7 @@ import {
   passthroughOf,
 } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
+import type { EncodedKeys } from "../keys/encode-keys.js";
 import type { BatchMatch } from "./rewrite-match.js";
 
 /** What a passthrough needs of the rewrite's input. */
@@ -40,6 +41,18 @@ export interface PassthroughInput {
 
 /** The environment variable of the largest hit file passed through (bytes; 0: none). */
 export const UPSERT_PASSTHROUGH_VARIABLE = "DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES";
+
+/** How a hit file's keys are matched: read from the file and matched batch by batch, or handed by the probe. */
+export interface HitFileKeys {
+  /** The key columns (data-file names). */
+  columns: readonly string[];
+  /** The probe's encoded keys of the file's rows in read order (hash-handoff.ts), when it handed them. */
+  handed: readonly EncodedKeys[] | undefined;
+  /** Matches one decoded batch of the key columns, its first row numbered `row` in the file. */
+  match: (batch: RecordBatch, row: number) => BatchMatch;
+  /** Matches one batch of the probe's encoded keys. */
+  matchKeys: (keys: EncodedKeys) => BatchMatch;
+}
 
 /** How the rewrite reads a hit file fetched whole: passed through, or decoded in JS from the fetched bytes. */
 export type WholeHitFile = { unit: ParquetPassthrough } | { reader: ParquetReader };
@@ -56,8 +69,7 @@ export async function readWholeHitFile(
   file: FileView,
   footer: ParquetMetadata | undefined,
   passThrough: boolean,
-  keyColumns: readonly string[],
-  match: (batch: RecordBatch, row: number) => BatchMatch,
+  keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
   if (file.size > (input.passthroughMaxBytes ?? 0)) return undefined;
   const whole = await fetchWholeFile(input.store, file, input.read);
@@ -71,7 +83,11 @@ export async function readWholeHitFile(
     }
     let skipRows: Int32Array;
     try {
-      skipRows = await rowsToSkip(reader, file, input, keyColumns, match);
+      const handed = keys.handed;
+      skipRows =
+        handed && handedRowCount(handed) === Number(reader.metadata.num_rows)
+          ? skipped(handed.map((encoded) => keys.matchKeys(encoded)))
+          : await rowsToSkip(reader, file, input, keys);
     } finally {
       reader.close();
     }
@@ -82,27 +98,41 @@ export async function readWholeHitFile(
   }
 }
 
+/** Rows of the encoded key batches `handed`. */
+function handedRowCount(handed: readonly EncodedKeys[]): number {
+  return handed.reduce((n, keys) => n + keys.length, 0);
+}
+
 /** The file's rows the source replaces or deletes, ascending, from a read of its key columns alone. */
 async function rowsToSkip(
   reader: ParquetReader,
   file: FileView,
   input: Pick<PassthroughInput, "dataSchema" | "read">,
-  keyColumns: readonly string[],
-  match: (batch: RecordBatch, row: number) => BatchMatch,
+  keys: HitFileKeys,
 ): Promise<Int32Array> {
-  const fields = input.dataSchema.fields.filter((field) => keyColumns.includes(field.name));
-  const skip: number[] = [];
+  const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
+  const matched: BatchMatch[] = [];
   let row = 0;
   for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
-    const { drop, replaced, gone, deleted } = match(batch, row);
-    // Both lists ascend: merge them, numbered from the file's first row.
+    matched.push(keys.match(batch, row));
+    row += batch.numRows;
+  }
+  return skipped(matched);
+}
+
+/** The replaced and deleted rows of consecutive batch matches, ascending, numbered from the first batch's first row. */
+function skipped(matched: readonly BatchMatch[]): Int32Array {
+  const skip: number[] = [];
+  let row = 0;
+  for (const { keys, drop, replaced, gone, deleted } of matched) {
+    // Both lists ascend: merge them.
     let d = 0;
     let g = 0;
     while (d < replaced || g < deleted) {
       const next = g >= deleted || (d < replaced && (drop[d] as number) < (gone?.[g] as number));
       skip.push(row + (next ? (drop[d++] as number) : (gone?.[g++] as number)));
     }
-    row += batch.numRows;
+    row += keys.length;
   }
   return Int32Array.from(skip);
 }

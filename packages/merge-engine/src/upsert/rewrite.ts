@@ -40,7 +40,7 @@ import type { KeyHasher } from "../keys/key-hasher.js";
 import { TargetFill } from "./fill-from-target.js";
 import { footerHandoff } from "./footer-handoff.js";
 import { type HandedHashes, handedRows, hashHandoff } from "./hash-handoff.js";
-import { type BatchMatch, matchBatch } from "./rewrite-match.js";
+import { type BatchMatch, matchBatch, matchKeys } from "./rewrite-match.js";
 import { readWholeHitFile } from "./rewrite-passthrough.js";
 import type { SourcePartition } from "./source-batch.js";
 
@@ -126,14 +126,11 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   const fill = TargetFill.of(partition, input.dataSchema);
   /** Matches one decoded batch of target rows (`row`: its first row's number in the file) against the source. */
   function match(batch: RecordBatch, handed: HandedHashes | undefined, row: number): BatchMatch {
-    const matched = matchBatch(
-      batch,
-      set,
-      deletes,
-      matches,
-      input.hasher,
-      handedRows(handed, row, batch.numRows),
-    );
+    const hashWords = handedRows(handed, row, batch.numRows);
+    return counted(matchBatch(batch, set, deletes, matches, input.hasher, hashWords));
+  }
+  /** Adds one match to the counters and the probe cache's collection. */
+  function counted(matched: BatchMatch): BatchMatch {
     // Replaced rows' keys come back with the source rows; deleted rows' keys leave the output.
     const { keys, gone, deleted } = matched;
     input.collection?.add(keys.hashWords.subarray(0, 2 * keys.length), skipOf(keys.nullKeys, gone, deleted));
@@ -157,9 +154,12 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       let row = 0; // the file's live rows read so far (the probe's row numbers)
       try {
         const whole = mayPassThrough
-          ? await readWholeHitFile(input, file, footer, decodedFirst, set.columns, (batch, at) =>
-              match(batch, handed, at),
-            )
+          ? await readWholeHitFile(input, file, footer, decodedFirst, {
+              columns: set.columns,
+              handed: handed?.keys,
+              match: (batch, at) => match(batch, handed, at),
+              matchKeys: (keys) => counted(matchKeys(keys, set, deletes, matches)),
+            })
           : undefined;
         if (whole && "unit" in whole) {
           counts.filesPassedThrough++;
