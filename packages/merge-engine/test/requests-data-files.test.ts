@@ -144,9 +144,9 @@ describe.each(["local", "s3"] as const)("one upsert's data-file requests on %s",
     });
     // Today (measured before the handoff): 8 GETs, 4 of them footer GETs (probe and rewrite of each hit file).
     const today = { get: 8, head: 0, list: 0, put: 2, dataGets: 8, wholeDataGets: 0, footerGets: 4 };
-    // The second hit file is passed through to the encoder worker (rewrite-passthrough.ts): read in one whole
-    // GET where the JS path takes one ranged GET, so the count stays; the first is decoded in JS.
-    expect(requests).toEqual({ ...today, get: 6, dataGets: 6, wholeDataGets: 1, footerGets: 2 });
+    // The rewrite reads each hit file in one whole GET (rewrite-passthrough.ts), where it took one ranged GET
+    // of the column chunks: the count stays. The first is decoded in JS, the second passed through.
+    expect(requests).toEqual({ ...today, get: 6, dataGets: 6, wholeDataGets: 2, footerGets: 2 });
     await expectSameAsMerge(target, theirs, source);
   });
 

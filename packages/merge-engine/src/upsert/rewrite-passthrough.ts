@@ -16,8 +16,9 @@ import {
   type LiveFileReadContext,
   openLiveFileOver,
   readLiveFile,
+  SMALL_FILE_MAX_BYTES,
 } from "@deltalite/data-files";
-import type { FileView } from "@deltalite/delta-log";
+import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
   type ParquetMetadata,
@@ -72,6 +73,8 @@ export async function readWholeHitFile(
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
   if (file.size > (input.passthroughMaxBytes ?? 0)) return undefined;
+  // A small file's whole GET is the small-file single GET: off, the file is read as before it existed.
+  if (file.size <= SMALL_FILE_MAX_BYTES && !requestSwitchOn("smallFileSingleGet")) return undefined;
   const whole = await fetchWholeFile(input.store, file, input.read);
   if (!whole) return undefined;
   try {
