@@ -109,6 +109,8 @@ export class LiveBytes implements BudgetObserver {
   peakFetched = 0;
   arrivedTotal = 0;
   admittedTotal = 0;
+  /** Bytes admitted again for a file handed from the probe to the rewrite without a GET. */
+  handedOverTotal = 0;
   largestFetchAdmission = 0;
   decoded = 0;
   peakDecoded = 0;
@@ -116,6 +118,12 @@ export class LiveBytes implements BudgetObserver {
 
   arrived(bytes: number): void {
     this.arrivedTotal += bytes;
+    this.fetched += bytes;
+    this.peakFetched = Math.max(this.peakFetched, this.fetched);
+  }
+  fetchHandedOver(bytes: number): void {
+    // Held again under the rewrite's admission: live as if they had just arrived.
+    this.handedOverTotal += bytes;
     this.fetched += bytes;
     this.peakFetched = Math.max(this.peakFetched, this.fetched);
   }

@@ -39,6 +39,11 @@ export interface BudgetObserver {
   fetchReleased?(bytes: number): void;
   decodeAdmitted?(bytes: number): void;
   decodeReleased?(bytes: number): void;
+  /**
+   * A file's bytes one read handed to the next without a GET were admitted again (the upsert's probe hands
+   * a small hit file to its rewrite): admitted fetch bytes = bytes the store returned + these.
+   */
+  fetchHandedOver?(bytes: number): void;
   /** A decoded batch of target rows (its real Arrow bytes) is now held by the upsert … */
   batchHeld?(bytes: number): void;
   /** … and is no longer (the next batch was asked for, or the read stopped). */

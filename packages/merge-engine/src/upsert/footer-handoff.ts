@@ -1,7 +1,10 @@
 /**
  * The footer handoff from the probe to the rewrite: a file the probe found a key in hands its parsed footer
- * over, and the rewrite opens it without a second footer GET. Bounded per attempt (files and encoded bytes
- * held at once); a file within the footer hint is never kept (its one GET brings the footer anyway).
+ * over, and the rewrite opens it without a second footer GET. A file within the footer hint (its one GET
+ * brought the whole file) is kept only with its whole bytes, and the rewrite reads it with no GET at all
+ * (rewrite-passthrough.ts), with the small-file single GET on. Bounded per attempt (files, and bytes held at
+ * once: encoded footers and small files' bytes); the bytes are not counted against the call's budgets while
+ * held (the probe gave their admission back), the rewrite admits them again before it reads them.
  */
 import type { LiveFileReadContext } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
@@ -9,7 +12,7 @@ import { DEFAULT_FOOTER_HINT_BYTES, type ParquetMetadata } from "@deltalite/parq
 
 /** Footers the rewrite may hold at once: the process default of files in flight. */
 export const FOOTER_HANDOFF_MAX_FILES = 16;
-/** Encoded footer bytes the rewrite may hold at once (parsed footers take a few times more). */
+/** Bytes the rewrite may hold at once: encoded footers (parsed ones take a few times more), small files' bytes. */
 export const FOOTER_HANDOFF_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -17,8 +20,14 @@ export const FOOTER_HANDOFF_MAX_BYTES = 8 * 1024 * 1024;
  * `maxFiles` footers of at most `maxBytes` encoded bytes are held at once; an offer beyond that is refused
  * (the rewrite then reads that footer itself), and `take` frees the footer it hands out.
  */
+/** What a probe handed over for one file: its footer, and a small file's whole bytes. */
+export interface HandedFile {
+  metadata: ParquetMetadata;
+  whole: Uint8Array | undefined;
+}
+
 export class FooterHandoff {
-  readonly #footers = new Map<string, ParquetMetadata>();
+  readonly #footers = new Map<string, HandedFile>();
   #bytes = 0;
   /** Footers refused because the handoff was full. */
   refused = 0;
@@ -33,27 +42,35 @@ export class FooterHandoff {
     return this.#footers.size;
   }
 
-  /** Keeps `metadata` for the rewrite of `file` if the bounds allow (small files are never kept). */
-  offer(file: FileView, metadata: ParquetMetadata): void {
-    // A file within the footer hint is not kept: its one GET brings the footer (and the chunks) anyway.
-    if (file.size <= DEFAULT_FOOTER_HINT_BYTES || this.#footers.has(file.path)) return;
-    const bytes = Number(metadata.metadata_length) || 0;
+  /**
+   * Keeps `metadata` for the rewrite of `file` if the bounds allow; a file within the footer hint only with
+   * its `whole` bytes (a footer alone saves it nothing: its one GET brings the footer anyway).
+   */
+  offer(file: FileView, metadata: ParquetMetadata, whole?: Uint8Array): void {
+    const small = file.size <= DEFAULT_FOOTER_HINT_BYTES;
+    if ((small && whole?.byteLength !== file.size) || this.#footers.has(file.path)) return;
+    const kept = small ? whole : undefined;
+    const bytes = heldBytes(metadata, kept);
     if (this.#footers.size >= this.maxFiles || this.#bytes + bytes > this.maxBytes) {
       this.refused++;
       return;
     }
-    this.#footers.set(file.path, metadata);
+    this.#footers.set(file.path, { metadata, whole: kept });
     this.#bytes += bytes;
   }
 
-  /** The footer offered for `file`, handed out once (and no longer held). */
-  take(file: FileView): ParquetMetadata | undefined {
-    const metadata = this.#footers.get(file.path);
-    if (metadata === undefined) return undefined;
+  /** What was offered for `file`, handed out once (and no longer held). */
+  take(file: FileView): HandedFile | undefined {
+    const handed = this.#footers.get(file.path);
+    if (handed === undefined) return undefined;
     this.#footers.delete(file.path);
-    this.#bytes -= Number(metadata.metadata_length) || 0;
-    return metadata;
+    this.#bytes -= heldBytes(handed.metadata, handed.whole);
+    return handed;
   }
+}
+
+function heldBytes(metadata: ParquetMetadata, whole: Uint8Array | undefined): number {
+  return (Number(metadata.metadata_length) || 0) + (whole?.byteLength ?? 0);
 }
 
 /**

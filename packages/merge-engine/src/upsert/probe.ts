@@ -8,7 +8,7 @@
  * (`HashHandoff`), which the rewrite then does not compute again.
  */
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
-import type { FileView } from "@deltalite/delta-log";
+import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import type { HashCollection } from "@deltalite/probe-cache";
 import type { RecordBatch, Schema } from "apache-arrow";
@@ -57,7 +57,8 @@ export async function fileHoldsSourceKey(
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
         collection?.abort();
-        footerHandoff(context).offer(file, reader.metadata);
+        const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
+        footerHandoff(context).offer(file, reader.metadata, whole);
         keeper.handTo(file);
         return true;
       }

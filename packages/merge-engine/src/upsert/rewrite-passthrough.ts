@@ -1,7 +1,8 @@
 /**
  * A hit file passed through the rewrite without decoding its other columns. A hit file of at most the
  * passthrough limit is fetched whole in one GET under the call's fetch admission (its footer from the probe,
- * footer-handoff.ts, or from those bytes). When its columns are exactly the table's (parquet-stream's
+ * footer-handoff.ts, or from those bytes); a small file the probe handed over whole is read from its bytes
+ * with no GET, admitted again first. When its columns are exactly the table's (parquet-stream's
  * `passthroughFits`), its keys are matched against the source as the JS path matches them (rewrite-match.ts):
  * the probe's encoded keys when it handed over all of the file's rows (hash-handoff.ts), else its key columns
  * decoded from the fetched bytes (no further request). The file then goes to the encoder worker with the
@@ -17,6 +18,7 @@ import {
   openLiveFileOver,
   readLiveFile,
   SMALL_FILE_MAX_BYTES,
+  type WholeFile,
 } from "@deltalite/data-files";
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
@@ -68,14 +70,12 @@ export type WholeHitFile = { unit: ParquetPassthrough } | { reader: ParquetReade
 export async function readWholeHitFile(
   input: PassthroughInput,
   file: FileView,
-  footer: ParquetMetadata | undefined,
+  handed: { footer: ParquetMetadata | undefined; bytes: Uint8Array | undefined },
   passThrough: boolean,
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
-  if (file.size > (input.passthroughMaxBytes ?? 0)) return undefined;
-  // A small file's whole GET is the small-file single GET: off, the file is read as before it existed.
-  if (file.size <= SMALL_FILE_MAX_BYTES && !requestSwitchOn("smallFileSingleGet")) return undefined;
-  const whole = await fetchWholeFile(input.store, file, input.read);
+  const footer = handed.footer;
+  const whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
   if (!whole) return undefined;
   try {
     // The reader borrows the bytes; their admission goes with the unit, or with the JS path's reader.
@@ -99,6 +99,27 @@ export async function readWholeHitFile(
     whole.release();
     throw error;
   }
+}
+
+/** `file` in one GET (fetchWholeFile) when it is within the passthrough limit; else undefined. */
+function fetchWhole(input: PassthroughInput, file: FileView): Promise<WholeFile | undefined> {
+  if (file.size > (input.passthroughMaxBytes ?? 0)) return Promise.resolve(undefined);
+  // A small file's whole GET is the small-file single GET: off, the file is read as before it existed.
+  if (file.size <= SMALL_FILE_MAX_BYTES && !requestSwitchOn("smallFileSingleGet")) {
+    return Promise.resolve(undefined);
+  }
+  return fetchWholeFile(input.store, file, input.read);
+}
+
+/**
+ * The bytes of `file` the probe handed over (footer-handoff.ts), admitted again under the call's fetch
+ * budget before they are read (the probe gave its admission back when it closed the file).
+ */
+async function admitHanded(input: PassthroughInput, file: FileView, bytes: Uint8Array): Promise<WholeFile> {
+  const admission = input.read.admission;
+  const release = admission ? await admission.admitFetch(file.size, input.read.signal) : () => undefined;
+  input.read.observer?.fetchHandedOver?.(file.size);
+  return { bytes, release };
 }
 
 /** Rows of the encoded key batches `handed`. */

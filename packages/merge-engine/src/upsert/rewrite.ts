@@ -150,17 +150,25 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       const permit = await input.acquireFile();
       let reader: ParquetReader | undefined;
       const handed = hashHandoff(input.read).take(file);
-      const footer = footerHandoff(input.read).take(file);
+      const handedFile = footerHandoff(input.read).take(file);
+      const footer = handedFile?.metadata;
       let row = 0; // the file's live rows read so far (the probe's row numbers)
       try {
-        const whole = mayPassThrough
-          ? await readWholeHitFile(input, file, footer, decodedFirst, {
-              columns: set.columns,
-              handed: handed?.keys,
-              match: (batch, at) => match(batch, handed, at),
-              matchKeys: (keys) => counted(matchKeys(keys, set, deletes, matches)),
-            })
-          : undefined;
+        const whole =
+          mayPassThrough || handedFile?.whole
+            ? await readWholeHitFile(
+                input,
+                file,
+                { footer, bytes: handedFile?.whole },
+                mayPassThrough && decodedFirst,
+                {
+                  columns: set.columns,
+                  handed: handed?.keys,
+                  match: (batch, at) => match(batch, handed, at),
+                  matchKeys: (keys) => counted(matchKeys(keys, set, deletes, matches)),
+                },
+              )
+            : undefined;
         if (whole && "unit" in whole) {
           counts.filesPassedThrough++;
           yield* handOverPassthrough(whole.unit);

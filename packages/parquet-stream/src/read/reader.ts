@@ -155,6 +155,15 @@ export class ParquetReader {
     return Number(this.metadata.num_rows);
   }
 
+  /**
+   * The whole file's bytes when the reader holds all of them (a file within the footer GET, or the
+   * small-file single GET), else undefined. A view: valid after `close`, which gives back their admission.
+   */
+  wholeFileBytes(): Uint8Array | undefined {
+    const tail = this.#tail;
+    return tail && tail.start === 0 && tail.bytes.byteLength === this.size ? tail.bytes : undefined;
+  }
+
   /** Drops the bytes the reader keeps (the footer GET's tail) and gives back their admission. */
   close(): void {
     const tail = this.#tail;
