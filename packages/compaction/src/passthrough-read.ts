@@ -12,7 +12,7 @@
  * 64 MiB, and never above the call's fetch budget.
  */
 
-import { fetchWholeFile, passthroughMaxBytes } from "@deltalite/data-files";
+import { fetchLiveFile, passthroughMaxBytes } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
 import {
   type ParquetPassthrough,
@@ -43,7 +43,7 @@ export async function fetchPassthrough(
 ): Promise<ParquetPassthrough | undefined> {
   if (file.size > ctx.passthroughMaxBytes) return undefined;
   if (!passthroughFits(reader.metadata, ctx.dataSchema, file.path)) return undefined;
-  const whole = await fetchWholeFile(ctx.store, file, ctx.read);
+  const whole = await fetchLiveFile(ctx.store, file, ctx.read);
   return whole && passthroughOf(whole.bytes, reader.metadata, whole.release);
 }
 

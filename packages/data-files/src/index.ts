@@ -12,6 +12,7 @@ export { withCallDeadline } from "./deadline.js";
 export * from "./delete/index.js";
 export { mapLimit } from "./pool.js";
 export {
+  fetchLiveFile,
   type LiveFileColumns,
   type LiveFileReadContext,
   openLiveFile,

@@ -27,7 +27,7 @@ import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "ap
 import type { BudgetObserver } from "../budgets/call-budgets.js";
 import { partitionScalar } from "../scan/prune.js";
 import { openSmallFile, readsInOneGet } from "./small-file.js";
-import { readerOverBytes, type WholeFile } from "./whole-file.js";
+import { fetchWholeFile, readerOverBytes, type WholeFile } from "./whole-file.js";
 
 /** How live files are read: ranged-GET knobs, read-ahead, batch size, the call's admission and signal. */
 export interface LiveFileReadContext {
@@ -88,6 +88,15 @@ export function openLiveFileOver(
   metadata?: ParquetMetadata,
 ): Promise<ParquetReader> {
   return readerOverBytes(store, file, readerOptions(file, context, metadata), whole, metadata);
+}
+
+/** `file` fetched whole (fetchWholeFile) with the context's ranged-GET knobs and admission. */
+export function fetchLiveFile(
+  store: ObjectStore,
+  file: FileView,
+  context: LiveFileReadContext,
+): Promise<WholeFile | undefined> {
+  return fetchWholeFile(store, file, readerOptions(file, context, undefined));
 }
 
 function readerOptions(

@@ -7,6 +7,9 @@
 import type { FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
+  DEFAULT_RANGE_GET_CONCURRENCY,
+  DEFAULT_RANGE_GET_PART_SIZE_BYTES,
+  fetchRanges,
   type OpenParquetReaderOptions,
   type ParquetMetadata,
   ParquetReader,
@@ -22,18 +25,33 @@ export interface WholeFile {
 }
 
 /**
- * `file` in one GET under a fetch admission for its size; undefined, with nothing held, when the object's
- * length is not the Add's size.
+ * `file` under a fetch admission for its size: in one GET, or, above `rangeGetPartSizeBytes`, in parallel
+ * ranged GETs of that size (as the reader fetches a large row group); undefined, with nothing held, when the
+ * object's length is not the Add's size.
  */
 export async function fetchWholeFile(
   store: ObjectStore,
   file: FileView,
-  options: Pick<OpenParquetReaderOptions, "admission" | "signal">,
+  options: Pick<
+    OpenParquetReaderOptions,
+    "admission" | "signal" | "rangeGetPartSizeBytes" | "rangeGetConcurrency"
+  >,
 ): Promise<WholeFile | undefined> {
   const admission = options.admission;
   const release = admission ? await admission.admitFetch(file.size, options.signal) : () => undefined;
   try {
-    const bytes = await store.get(file.path, { signal: options.signal });
+    const partSize = options.rangeGetPartSizeBytes ?? DEFAULT_RANGE_GET_PART_SIZE_BYTES;
+    const bytes =
+      file.size <= partSize
+        ? await store.get(file.path, { signal: options.signal })
+        : (
+            (await fetchRanges(store, file.path, [{ start: 0, end: file.size }], {
+              partSizeBytes: partSize,
+              concurrency: options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY,
+              coalesceGapBytes: 0,
+              signal: options.signal,
+            })) as [Uint8Array]
+          )[0];
     if (bytes.length === file.size) return { bytes, release };
     release();
     return undefined;

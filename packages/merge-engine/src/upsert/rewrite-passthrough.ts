@@ -13,7 +13,7 @@
  * else 64 MiB, and never above the call's fetch budget.
  */
 import {
-  fetchWholeFile,
+  fetchLiveFile,
   type LiveFileReadContext,
   openLiveFileOver,
   readLiveFile,
@@ -108,7 +108,7 @@ function fetchWhole(input: PassthroughInput, file: FileView): Promise<WholeFile 
   if (file.size <= SMALL_FILE_MAX_BYTES && !requestSwitchOn("smallFileSingleGet")) {
     return Promise.resolve(undefined);
   }
-  return fetchWholeFile(input.store, file, input.read);
+  return fetchLiveFile(input.store, file, input.read);
 }
 
 /**
