@@ -26,6 +26,7 @@ import {
   type ParquetMetadata,
   type ParquetPassthrough,
   type ParquetReader,
+  parquetFooterOfBytes,
   passthroughFits,
   passthroughOf,
 } from "@deltalite/parquet-stream";
@@ -74,27 +75,19 @@ export async function readWholeHitFile(
   passThrough: boolean,
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
-  const footer = handed.footer;
   const whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
   if (!whole) return undefined;
   try {
-    // The reader borrows the bytes; their admission goes with the unit, or with the JS path's reader.
-    const borrowed = { bytes: whole.bytes, release: () => undefined };
-    const reader = await openLiveFileOver(input.store, file, input.read, borrowed, footer);
-    if (!passThrough || !passthroughFits(reader.metadata, input.dataSchema, file.path)) {
-      return { reader: await openLiveFileOver(input.store, file, input.read, whole, reader.metadata) };
+    const metadata = handed.footer ?? parquetFooterOfBytes(whole.bytes, file.path);
+    if (!passThrough || !passthroughFits(metadata, input.dataSchema, file.path)) {
+      // The JS path's reader owns the bytes' admission (given back when it closes).
+      return { reader: await openLiveFileOver(input.store, file, input.read, whole, metadata) };
     }
-    let skipRows: Int32Array;
-    try {
-      const handed = keys.handed;
-      skipRows =
-        handed && handedRowCount(handed) === Number(reader.metadata.num_rows)
-          ? skipped(handed.map((encoded) => keys.matchKeys(encoded)))
-          : await rowsToSkip(reader, file, input, keys);
-    } finally {
-      reader.close();
-    }
-    return { unit: passthroughOf(whole.bytes, reader.metadata, whole.release, skipRows) };
+    const skipRows =
+      keys.handed && handedRowCount(keys.handed) === Number(metadata.num_rows)
+        ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
+        : await rowsToSkip(input, file, whole.bytes, metadata, keys);
+    return { unit: passthroughOf(whole.bytes, metadata, whole.release, skipRows) };
   } catch (error) {
     whole.release();
     throw error;
@@ -129,19 +122,27 @@ function handedRowCount(handed: readonly EncodedKeys[]): number {
 
 /** The file's rows the source replaces or deletes, ascending, from a read of its key columns alone. */
 async function rowsToSkip(
-  reader: ParquetReader,
+  input: PassthroughInput,
   file: FileView,
-  input: Pick<PassthroughInput, "dataSchema" | "read">,
+  bytes: Uint8Array,
+  metadata: ParquetMetadata,
   keys: HitFileKeys,
 ): Promise<Int32Array> {
-  const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
-  const matched: BatchMatch[] = [];
-  let row = 0;
-  for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
-    matched.push(keys.match(batch, row));
-    row += batch.numRows;
+  // The reader borrows the bytes: their admission goes on with the unit.
+  const borrowed = { bytes, release: () => undefined };
+  const reader = await openLiveFileOver(input.store, file, input.read, borrowed, metadata);
+  try {
+    const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
+    const matched: BatchMatch[] = [];
+    let row = 0;
+    for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
+      matched.push(keys.match(batch, row));
+      row += batch.numRows;
+    }
+    return skipped(matched);
+  } finally {
+    reader.close();
   }
-  return skipped(matched);
 }
 
 /** The replaced and deleted rows of consecutive batch matches, ascending, numbered from the first batch's first row. */
