@@ -262,7 +262,8 @@ export class Snapshot {
    * The latest snapshot, reading only the commits after this version (one LIST + one GET per new commit,
    * none for a commit in `prefetched`). Returns this snapshot when nothing new was committed (with a newer
    * anchor when `includeCurrent` listed this version's own commit). When the commits right after this version are
-   * gone (log cleanup ran past it), falls back to a full open at the latest version.
+   * gone (log cleanup ran past it), or `includeCurrent` finds neither this version's commit nor a newer one (a
+   * shorter table re-created at the root), falls back to a full open at the latest version.
    */
   async reload(options: ReloadOptions = {}): Promise<Snapshot> {
     const from = options.includeCurrent ? this.version : this.version + 1;
@@ -271,6 +272,9 @@ export class Snapshot {
     if (commits.length === 0) {
       // Listed from this version on: its own commit file becomes the anchor when it is newer or the first.
       const own = files.find((f): f is CommitFile => isCommitFile(f) && f.version === this.version);
+      // Listed from this version on and its own commit is gone with nothing newer: the table at the root
+      // is a shorter one (deleted and re-created; log cleanup never removes the newest commit).
+      if (options.includeCurrent && !own) return this.reopen({ signal: options.signal });
       const stale = own && (!this.anchor || this.anchor.version < own.version);
       return stale ? new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own)) : this;
     }
