@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
 import { CountingStore } from "@deltalite/object-store/testing";
+import { readParquetFooter } from "@deltalite/parquet-stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type UpsertStats, upsert } from "../src/index.js";
@@ -96,7 +97,57 @@ const counters = (s: UpsertStats) => {
   return Object.fromEntries(Object.entries(rest).filter(([k]) => !k.endsWith("Ms")));
 };
 
+/** Per new file of `version`, per column: whether its first row group has a dictionary page. */
+async function dictionaryPages(root: string, version: number): Promise<Record<string, boolean>[]> {
+  const text = await readFile(join(root, "_delta_log", `${String(version).padStart(20, "0")}.json`), "utf8");
+  const adds = text
+    .split("\n")
+    .filter((line) => line.includes('"add"'))
+    .map((line) => JSON.parse(line).add as { path: string; size: number })
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const store = new LocalFileStore(root);
+  const out: Record<string, boolean>[] = [];
+  for (const add of adds) {
+    const footer = await readParquetFooter(store, decodeURIComponent(add.path), { size: add.size });
+    out.push(
+      Object.fromEntries(
+        footer.row_groups[0]!.columns.map((c) => [
+          c.meta_data!.path_in_schema.join("."),
+          c.meta_data!.encoding_stats!.some((e) => e.page_type === "DICTIONARY_PAGE"),
+        ]),
+      ),
+    );
+  }
+  return out;
+}
+
 describe("upsert rewrite passthrough", () => {
+  it("passes the first hit file of a partition through too, with the JS path's dictionary choices", async () => {
+    const base = join(ws.dir, "first-file");
+    const all = Array.from({ length: 3000 }, (_, id) => rowOf(id, `n${id}`));
+    await ws.oracle.call("merge_create", {
+      uris: [base],
+      data: await ws.ipc(tableOf(all, false)),
+      partition_by: ["part"],
+      appends: 1,
+    });
+    const [on, off] = [`${base}-on`, `${base}-off`];
+    for (const copy of [on, off]) await cp(base, copy, { recursive: true });
+    const batch = [rowOf(10, "u10"), rowOf(11, "u11"), rowOf(2001, "u2001")];
+    const a = await ourUpsert(on, batch, 1024, true);
+    const b = await ourUpsert(off, batch, 1024, false);
+    // One file per partition, both hit: both passed through (the first of its partition included).
+    expect(a.stats.filesRemoved).toBe(2);
+    expect(a.stats.filesPassedThrough).toBe(2);
+    expect(counters(a.stats)).toEqual(counters(b.stats));
+    const pages = await dictionaryPages(on, a.stats.version);
+    expect(pages).toEqual(await dictionaryPages(off, b.stats.version));
+    // The distinct int64 id is written PLAIN (judged on the sample), the strings keep the dictionary.
+    for (const file of pages) expect(file).toMatchObject({ id: false, k2: true, name: true });
+    const read = (uri: string) => ws.oracle.call<{ rows: unknown[] }>("merge_read", { uri });
+    expect((await read(on)).rows).toEqual((await read(off)).rows);
+  });
+
   let n = 0;
   let passedThrough = 0;
   it(

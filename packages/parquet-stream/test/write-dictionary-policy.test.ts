@@ -1,11 +1,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalFileStore } from "@deltalite/object-store";
+import { InMemoryStore, LocalFileStore } from "@deltalite/object-store";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
-import { Field, Float64, Int64, Schema, Utf8 } from "apache-arrow";
+import { Field, Float64, Int64, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeParquetFiles } from "../src/index.js";
+import {
+  judgedFields,
+  passthroughOf,
+  readParquetFooter,
+  type WrittenFile,
+  writeParquetFiles,
+} from "../src/index.js";
 import { plainColumns } from "../src/write/dictionary-policy.js";
 import { batchOf, canonicalRows } from "./write-helpers.js";
 
@@ -88,4 +94,65 @@ describe("dictionary policy", () => {
     expect(stats.seq?.max_value).toBe(4999n * 1_000_003n);
     expect(Number(stats.rare?.null_count)).toBe(8000 - 25 - 15);
   });
+
+  it("judges a stream whose first input is a passed-through file on the sample it carries", async () => {
+    // The source file has a dictionary in every column (the policy fixed to none PLAIN).
+    const store = new InMemoryStore();
+    const batches = [sample(5000)];
+    const [source] = await writeParquetFiles(store, batches, {
+      schema,
+      nextKey: () => "in.parquet",
+      plainColumns: [],
+    });
+    const bytes = await store.get("in.parquet");
+    const metadata = await readParquetFooter(store, "in.parquet", { size: (source as WrittenFile).size });
+    expect(judgedFields(schema).map((f) => f.name)).toEqual(["seq", "rare", "price"]);
+    // The judged columns of the first batch, as a decoded sample of the file's first rows.
+    const fields = judgedFields(schema);
+    const first = batches[0]!;
+    const judgedSample = new RecordBatch(
+      new Schema(fields),
+      makeData({
+        type: new Struct(fields),
+        length: first.numRows,
+        nullCount: 0,
+        children: fields.map((f) => first.getChild(f.name)!.data[0]!),
+      }),
+    );
+    const pages = async (withSample: boolean) => {
+      let n = 0;
+      const unit = passthroughOf(
+        new Uint8Array(bytes),
+        metadata,
+        () => undefined,
+        undefined,
+        withSample ? judgedSample : undefined,
+      );
+      const [file] = await writeParquetFiles(store, [unit], {
+        schema,
+        nextKey: () => `out-${withSample}-${n++}.parquet`,
+      });
+      const rows = await oracle.call<{ rows: unknown[] }>("parquet_canonical", {
+        files: [await localCopy(store, file!.key)],
+      });
+      expect(rows.rows).toEqual(canonicalRows(batches));
+      return Object.fromEntries(
+        file!.metadata.row_groups[0]!.columns.map((c) => [
+          c.meta_data!.path_in_schema.join("."),
+          c.meta_data!.encoding_stats!.some((e) => e.page_type === "DICTIONARY_PAGE"),
+        ]),
+      );
+    };
+    // Without a sample the stream keeps parquet-rs's defaults: a dictionary everywhere.
+    expect(await pages(false)).toEqual({ id: true, status: true, seq: true, rare: true, price: true });
+    // With one, as a decoded first batch of the same rows is judged.
+    expect(await pages(true)).toEqual({ id: true, status: true, seq: false, rare: true, price: false });
+  });
 });
+
+/** A local copy of an in-memory object (pyarrow reads files). */
+async function localCopy(store: InMemoryStore, key: string): Promise<string> {
+  const local = new LocalFileStore(join(dir, "copies"));
+  await local.put(key, await store.get(key));
+  return join(dir, "copies", key);
+}

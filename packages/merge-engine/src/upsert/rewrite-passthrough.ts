@@ -7,7 +7,9 @@
  * the probe's encoded keys when it handed over all of the file's rows (hash-handoff.ts), else its key columns
  * decoded from the fetched bytes (no further request). The file then goes to the encoder worker with the
  * replaced and deleted rows to leave out: parquet-rs decodes it one row group at a time and writes the slices
- * between those rows. The admission is given back once the worker has decoded its last row group, so the
+ * between those rows. The first file a partition's writer takes also carries a decoded sample of its first
+ * rows (the columns the writer's dictionary policy judges), so the policy judges it as it judges a decoded
+ * first batch. The admission is given back once the worker has decoded its last row group, so the
  * bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS from the
  * fetched bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES` (0: never),
  * else 64 MiB, and never above the call's fetch budget.
@@ -23,6 +25,7 @@ import {
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
+  judgedFields,
   type ParquetMetadata,
   type ParquetPassthrough,
   type ParquetReader,
@@ -61,6 +64,9 @@ export interface HitFileKeys {
 /** How the rewrite reads a hit file fetched whole: passed through, or decoded in JS from the fetched bytes. */
 export type WholeHitFile = { unit: ParquetPassthrough } | { reader: ParquetReader };
 
+/** Whether a hit file may pass through, and whether its unit must carry the dictionary policy's sample. */
+export type PassThrough = "no" | "yes" | "with-sample";
+
 /**
  * `file` fetched whole and, when it fits and `passThrough` allows, as a passthrough unit less the rows the
  * source replaces or deletes (module comment); else a reader over the fetched bytes for the JS path (its
@@ -72,14 +78,14 @@ export async function readWholeHitFile(
   input: PassthroughInput,
   file: FileView,
   handed: { footer: ParquetMetadata | undefined; bytes: Uint8Array | undefined },
-  passThrough: boolean,
+  passThrough: PassThrough,
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
   const whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
   if (!whole) return undefined;
   try {
     const metadata = handed.footer ?? parquetFooterOfBytes(whole.bytes, file.path);
-    if (!passThrough || !passthroughFits(metadata, input.dataSchema, file.path)) {
+    if (passThrough === "no" || !passthroughFits(metadata, input.dataSchema, file.path)) {
       // The JS path's reader owns the bytes' admission (given back when it closes).
       return { reader: await openLiveFileOver(input.store, file, input.read, whole, metadata) };
     }
@@ -87,7 +93,9 @@ export async function readWholeHitFile(
       keys.handed && handedRowCount(keys.handed) === Number(metadata.num_rows)
         ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
         : await rowsToSkip(input, file, whole.bytes, metadata, keys);
-    return { unit: passthroughOf(whole.bytes, metadata, whole.release, skipRows) };
+    const sample =
+      passThrough === "with-sample" ? await policySample(input, file, whole.bytes, metadata) : undefined;
+    return { unit: passthroughOf(whole.bytes, metadata, whole.release, skipRows, sample) };
   } catch (error) {
     whole.release();
     throw error;
@@ -140,6 +148,36 @@ async function rowsToSkip(
       row += batch.numRows;
     }
     return skipped(matched);
+  } finally {
+    reader.close();
+  }
+}
+
+/**
+ * The first decoded batch of the columns the writer's dictionary policy judges (parquet-stream
+ * `judgedFields`), read from the fetched bytes; undefined when the table has none (nothing to judge).
+ */
+async function policySample(
+  input: PassthroughInput,
+  file: FileView,
+  bytes: Uint8Array,
+  metadata: ParquetMetadata,
+): Promise<RecordBatch | undefined> {
+  const fields = judgedFields(input.dataSchema);
+  if (fields.length === 0) return undefined;
+  // The reader borrows the bytes: their admission goes on with the unit.
+  const reader = await openLiveFileOver(
+    input.store,
+    file,
+    input.read,
+    { bytes, release: () => undefined },
+    metadata,
+  );
+  try {
+    for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
+      if (batch.numRows > 0) return batch;
+    }
+    return undefined;
   } finally {
     reader.close();
   }

@@ -139,10 +139,11 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     counts.rowsCopied += matched.kept;
     return matched;
   }
-  // Files pass through only once a decoded batch went first (the writer judges its settings on it), and only
-  // when nothing needs the dropped rows as batches (change data, the hook, "keep"'s fill).
+  // Files pass through only when nothing needs the dropped rows as batches (change data, the hook, "keep"'s
+  // fill). The writer judges its settings on the first rows it takes: until rows went by, a passed-through
+  // file carries a decoded sample of them.
   const mayPassThrough = !fill && !changes && !input.onDroppedRows && (input.passthroughMaxBytes ?? 0) > 0;
-  let decodedFirst = false;
+  let judged = false;
   async function* rows(): AsyncGenerator<RecordBatch | ParquetPassthrough> {
     const collection = input.collection;
     for (const file of input.hitFiles) {
@@ -160,7 +161,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
                 input,
                 file,
                 { footer, bytes: handedFile?.whole },
-                mayPassThrough && decodedFirst,
+                !mayPassThrough ? "no" : judged ? "yes" : "with-sample",
                 {
                   columns: set.columns,
                   handed: handed?.keys,
@@ -171,6 +172,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             : undefined;
         if (whole && "unit" in whole) {
           counts.filesPassedThrough++;
+          if (whole.unit.sample) judged = true;
           yield* handOverPassthrough(whole.unit);
           continue;
         }
@@ -183,7 +185,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             await dropped(batch, drop.subarray(0, replaced), "update");
             if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
-          if (kept > 0) decodedFirst = true;
+          if (kept > 0) judged = true;
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
           if (fill && replaced > 0) {

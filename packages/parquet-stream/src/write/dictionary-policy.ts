@@ -8,9 +8,10 @@
  * column whose sampled non-null values are more than half distinct is written PLAIN. Strings and binary
  * keep parquet-rs's default (their PLAIN pages read slower in pyarrow than the dictionary-then-fallback
  * pages, measured), as do booleans and nested columns. Values and statistics are the same either way; only
- * the page encoding differs.
+ * the page encoding differs. A stream whose first input is a passed-through file is judged on the decoded
+ * sample the unit carries (`judgedFields` names the columns it must hold).
  */
-import { type Data, type RecordBatch, Type } from "apache-arrow";
+import { type Data, type DataType, type Field, type RecordBatch, type Schema, Type } from "apache-arrow";
 import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
 
 /** Rows of the first batch looked at (evenly spread over it). */
@@ -27,9 +28,9 @@ function bytesKey(bytes: Uint8Array, start: number, end: number): number {
   return hash >>> 0;
 }
 
-/** Row i's value is bytes [i·width, (i+1)·width) (undefined: the column is not judged). */
-function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | undefined {
-  switch (data.type.typeId) {
+/** Whether columns of `type` are judged (top-level fixed-width values). */
+function isJudged(type: DataType): boolean {
+  switch (type.typeId) {
     case Type.Int:
     case Type.Float:
     case Type.Date:
@@ -37,16 +38,26 @@ function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | un
     case Type.Timestamp:
     case Type.Duration:
     case Type.Decimal:
-    case Type.FixedSizeBinary: {
-      // Fixed-width values are sliced to the Data's rows.
-      const view = data.values as unknown as ArrayBufferView;
-      const width = view.byteLength / data.length;
-      if (!Number.isInteger(width) || width === 0) return undefined;
-      return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength), width };
-    }
+    case Type.FixedSizeBinary:
+      return true;
     default:
-      return undefined;
+      return false;
   }
+}
+
+/** The fields of `schema` the policy judges: a sample that holds these columns judges like the whole rows. */
+export function judgedFields(schema: Schema): Field[] {
+  return schema.fields.filter((field) => isJudged(field.type));
+}
+
+/** Row i's value is bytes [i·width, (i+1)·width) (undefined: the column is not judged). */
+function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | undefined {
+  if (!isJudged(data.type)) return undefined;
+  // Fixed-width values are sliced to the Data's rows.
+  const view = data.values as unknown as ArrayBufferView;
+  const width = view.byteLength / data.length;
+  if (!Number.isInteger(width) || width === 0) return undefined;
+  return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength), width };
 }
 
 function isValid(data: Data, i: number): boolean {
@@ -82,8 +93,8 @@ export function plainColumns(batch: RecordBatch): string[] {
 }
 
 /**
- * Passes `batches` through and records the plain columns of the first non-empty one (passed-through files
- * are not judged), unless the caller fixed them.
+ * Passes `batches` through and records the plain columns of the first non-empty one (of a passed-through
+ * file: of its decoded sample, when it carries one), unless the caller fixed them.
  */
 export class DictionaryPolicy {
   #plain: readonly string[];
@@ -104,8 +115,10 @@ export class DictionaryPolicy {
   ): AsyncGenerator<T> {
     let judged = this.#fixed;
     for await (const batch of batches) {
-      if (!judged && !isPassthrough(batch) && batch.numRows > 0) {
-        this.#plain = plainColumns(batch);
+      const input: RecordBatch | ParquetPassthrough = batch;
+      const rows = judged ? undefined : isPassthrough(input) ? input.sample : input;
+      if (rows && rows.numRows > 0) {
+        this.#plain = plainColumns(rows);
         judged = true;
       }
       yield batch;

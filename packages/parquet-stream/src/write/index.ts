@@ -1,6 +1,6 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
-export { plainColumns } from "./dictionary-policy.js";
+export { judgedFields, plainColumns } from "./dictionary-policy.js";
 export { encoderWasmMemoryBytes, startEncoderWorker } from "./encoder-pool.js";
 export {
   DEFAULT_CODEC,

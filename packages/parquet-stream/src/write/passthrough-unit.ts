@@ -3,6 +3,7 @@
  * (`ParquetPassthrough`), and telling the two apart. Its own module so the slicing (wasm-batches.ts) and the
  * fit rules (passthrough.ts) can both use it without importing each other.
  */
+import type { RecordBatch } from "apache-arrow";
 
 /** One Parquet file (or some of its row groups) to be written as it decodes, in the worker. */
 export interface ParquetPassthrough {
@@ -23,6 +24,12 @@ export interface ParquetPassthrough {
    * of the first listed row group; none when undefined.
    */
   readonly skipRows?: Int32Array | undefined;
+  /**
+   * Some of the file's rows decoded (at least the columns the dictionary policy judges: `judgedFields`), for
+   * the writer's settings when the unit is its stream's first input; without one such a stream keeps
+   * parquet-rs's dictionary defaults.
+   */
+  readonly sample?: RecordBatch | undefined;
   /** Gives back what holding `bytes` was admitted under; called once the worker has decoded them. */
   readonly release: () => void;
 }

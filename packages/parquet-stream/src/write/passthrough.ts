@@ -12,7 +12,7 @@
  * way (decoded and conformed in JS). A unit may leave rows out (`skipRows`: an upsert's replaced target rows):
  * the worker writes the decoded batches without them, as slices (no copy).
  */
-import { DataType, type Field, RecordBatchReader, type Schema } from "apache-arrow";
+import { DataType, type Field, type RecordBatch, RecordBatchReader, type Schema } from "apache-arrow";
 import type { FileMetaData } from "hyparquet";
 import { fileSchema } from "../read/schema.js";
 import type { ParquetPassthrough } from "./passthrough-unit.js";
@@ -125,13 +125,15 @@ export function passthroughBatchRows(
 
 /**
  * A passthrough unit of the whole file `bytes` (copied when it shares its buffer: it is transferred), less
- * the rows `skipRows` names (ascending file row numbers).
+ * the rows `skipRows` names (ascending file row numbers), with a decoded `sample` of its rows for the
+ * dictionary policy when it may be its stream's first input.
  */
 export function passthroughOf(
   bytes: Uint8Array,
   metadata: FileMetaData,
   release: () => void,
   skipRows?: Int32Array,
+  sample?: RecordBatch,
 ): ParquetPassthrough {
   const own =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
@@ -148,6 +150,7 @@ export function passthroughOf(
     rows,
     decodedBytes,
     skipRows: skipped === 0 ? undefined : skipRows,
+    sample,
     release: () => {
       if (released) return;
       released = true;
