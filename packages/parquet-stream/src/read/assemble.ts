@@ -399,6 +399,33 @@ function materializeLeaf(leaf: LeafNode, pages: DecodedPage[], slots: SlotBuilde
 }
 
 /**
+ * Values shorter than this are copied 8 bytes at a time through DataViews; longer ones with `set` over a
+ * subarray. Measured on Node 20 (2-core VM, 300k values): 36-byte values 14.5 ms vs 26.1 (the subarray path,
+ * which allocates a view per value and fed GC 17% of a key-column probe), 16-byte 4.3 vs 17.5 (the old
+ * byte loop); `set` wins from about 128 bytes (200-byte values 40 vs 56 ms).
+ */
+const SHORT_VALUE_BYTES = 128;
+
+/** Copies src[from, to) to dst at `pos` (both views over the same buffers as the typed arrays). */
+function copyShort(
+  src: Uint8Array,
+  srcView: DataView,
+  from: number,
+  to: number,
+  dst: Uint8Array,
+  dstView: DataView,
+  pos: number,
+): void {
+  while (from + 8 <= to) {
+    dstView.setInt32(pos, srcView.getInt32(from, true), true);
+    dstView.setInt32(pos + 4, srcView.getInt32(from + 4, true), true);
+    pos += 8;
+    from += 8;
+  }
+  while (from < to) dst[pos++] = src[from++]!;
+}
+
+/**
  * Variable-length values → one data buffer + Int32 offsets, copying bytes straight from the pages (no JS
  * strings). Loops are written out per value kind: a shared closure over the write cursor cost 25% of reads.
  */
@@ -410,6 +437,7 @@ function buildByteColumn(
   let total = 0;
   for (const chunk of chunks) total += byteLengthOf(chunk);
   const data = new Uint8Array(total);
+  const dataView = new DataView(data.buffer);
   const offsets = new Int32Array(length + 1);
   const valid = slots.valid;
   const hasNulls = slots.nullCount > 0;
@@ -438,16 +466,15 @@ function buildByteColumn(
       continue;
     }
     const n = chunk.length;
+    const bytesView = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let j = 0; j < n; j++) {
       if (hasNulls) while (!valid[i]) offsets[++i] = pos;
       const k = indices === null ? j : indices[j]!;
-      let from = starts[k]!;
+      const from = starts[k]!;
       const to = ends[k]!;
-      if (to - from < 32) while (from < to) data[pos++] = bytes[from++]!;
-      else {
-        data.set(bytes.subarray(from, to), pos);
-        pos += to - from;
-      }
+      if (to - from < SHORT_VALUE_BYTES) copyShort(bytes, bytesView, from, to, data, dataView, pos);
+      else data.set(bytes.subarray(from, to), pos);
+      pos += to - from;
       offsets[++i] = pos;
     }
   }
