@@ -125,6 +125,23 @@ export function runObjectStoreContract(
       expect(await kindOf(store.get(key, { range: { start: 5, end: 2 } }))).not.toBe("no error");
     });
 
+    it("reads an object of several MiB whole and by ranges either side of 1 MiB", { timeout }, async () => {
+      const key = `${fresh()}/large.bin`;
+      const MiB = 1 << 20;
+      const data = new Uint8Array(3 * MiB + 17).map((_, i) => (i * 7) % 251);
+      await store.put(key, data);
+      const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+      expect(same(await store.get(key), data)).toBe(true);
+      for (const [start, end] of [
+        [0, MiB],
+        [1, MiB + 2],
+        [MiB - 1, 3 * MiB],
+        [2 * MiB, 4 * MiB],
+      ] as const) {
+        expect(same(await store.get(key, { range: { start, end } }), data.subarray(start, end))).toBe(true);
+      }
+    });
+
     it("stores and reads empty objects, whole and by an empty range", { timeout }, async () => {
       const key = `${fresh()}/empty`;
       await store.put(key, new Uint8Array(0), { mode: "create" });
