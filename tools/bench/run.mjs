@@ -22,6 +22,13 @@ export const BENCHMARKS = {
     usage:
       "pnpm bench upsert [--sizes 1000000,4000000] [--repeat N] [--shape uniform|recent] [--cdf] [--batch-fraction 0.01 | --batch-rows N] [--dir D] [--<upsert-option> value …]",
   },
+  "upsert-calls": {
+    script: "merge-engine/warm-calls.mjs",
+    summary:
+      "a process's first upsert against its later ones (first-use costs: JIT, WebAssembly tiering), ours beside the original deltalite 0.1.15, on a `pnpm bench upsert` table",
+    usage:
+      "pnpm bench upsert-calls [--table <pristine dir>] [--batch <batch.parquet>] [--processes 3] [--calls 2] [--dir D] [--<upsert-option> value …]",
+  },
   compact: {
     script: "compaction/compact-bench.mjs",
     summary:

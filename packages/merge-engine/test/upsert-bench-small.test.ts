@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const benchScript = resolve(here, "../../../tools/bench/merge-engine/upsert-bench.mjs");
+const callsScript = resolve(here, "../../../tools/bench/merge-engine/warm-calls.mjs");
 const deltaliteDist = resolve(here, "../../deltalite/dist/index.js");
 const ROWS = 20_000;
 const CONTENDERS = ["deltalite upsert", "delta-rs MERGE"] as const;
@@ -33,9 +34,12 @@ interface BenchJson {
   }[];
 }
 
-function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBench(
+  args: string[],
+  script = benchScript,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [benchScript, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => {
@@ -116,4 +120,28 @@ describe("pnpm bench upsert at CI size", () => {
     expect(merge?.stats.num_target_rows_inserted).toBe(size?.meta.batchInserts);
     expect(ours?.stats.version).toBe((size?.meta.version ?? 0) + 1);
   });
+
+  it("pnpm bench upsert-calls: two calls in one process on the same table, the same counts each time", async () => {
+    const tables = join(dir, `upsert-r${ROWS}-p3-f4-s42`);
+    const calls = await runBench(
+      [
+        "--table",
+        join(tables, "pristine"),
+        "--batch",
+        join(tables, "batch-uniform-b0.01.parquet"),
+        "--processes",
+        "1",
+        "--calls",
+        "2",
+        "--dir",
+        join(dir, "calls"),
+      ],
+      callsScript,
+    );
+    expect(calls.code, calls.stderr).toBe(0);
+    expect(calls.stdout).toMatch(/^ours +1 +\d+\.\d+ /m);
+    expect(calls.stdout).toMatch(/^ours +2 +\d+\.\d+ /m);
+    const counts = [json.summary[0]?.meta.batchUpdates, json.summary[0]?.meta.batchInserts];
+    expect(calls.stdout).toContain(`in every call: yes [${counts.join(",")},`);
+  }, 120_000);
 });

@@ -6,7 +6,12 @@ the original's default, and prints one JSON line shaped like upsert-delta-rs.py'
 peakRssMB (getrusage ru_maxrss), rssBeforeCallMB, version (the committed one) and metrics (the UpsertStats
 counters as a dict).
 
-  python upsert-original.py merge <table-dir> <batch.parquet>"""
+  python upsert-original.py merge <table-dir> <batch.parquet>
+
+`calls` (for tools/bench/merge-engine/warm-calls.mjs) upserts the batch into each table directory in turn,
+in this one process, and prints callsMs (one per call) and metrics (one dict per call).
+
+  python upsert-original.py calls <batch.parquet> <table-dir> [<table-dir> …]"""
 
 import json
 import sys
@@ -51,8 +56,26 @@ def merge(table_dir, batch_file):
     )
 
 
+def calls(batch_file, table_dirs):
+    source = pq.read_table(batch_file)
+    calls_ms, metrics = [], []
+    for table_dir in table_dirs:
+        table = DeltaLiteTable.open(table_dir)
+        started = time.perf_counter()
+        stats = table.upsert(source, primary_keys=["id"], partition_key="day")
+        calls_ms.append((time.perf_counter() - started) * 1000)
+        metrics.append(stats_dict(stats))
+    print(json.dumps({"callsMs": calls_ms, "metrics": metrics}, default=str))
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    if command != "merge" or len(args) != 2:
-        sys.exit("usage: python upsert-original.py merge <table-dir> <batch.parquet>")
-    merge(args[0], args[1])
+    if command == "merge" and len(args) == 2:
+        merge(args[0], args[1])
+    elif command == "calls" and len(args) >= 2:
+        calls(args[0], args[1:])
+    else:
+        sys.exit(
+            "usage: python upsert-original.py merge <table-dir> <batch.parquet>\n"
+            "       python upsert-original.py calls <batch.parquet> <table-dir> [<table-dir> …]"
+        )
