@@ -27,7 +27,7 @@ import { parseCommit } from "./actions.js";
 import { readCheckpoint } from "./checkpoint-read.js";
 import { readCommits } from "./commit-read.js";
 import { assertVersion } from "./log-path.js";
-import { anchorOf, type CommitAnchor } from "./log-requests/anchor.js";
+import { anchorOf, type CommitAnchor, isKnownFile, type OwnLogFile } from "./log-requests/anchor.js";
 import {
   buildSegment,
   type CommitFile,
@@ -108,6 +108,7 @@ export class Snapshot {
   readonly deltaSchema: DeltaSchema;
   readonly #state: ReplayState;
   readonly #gate: boolean;
+  readonly #ownFile: OwnLogFile | undefined;
   #arrow: Schema | undefined;
   #files: FileView[] | undefined;
 
@@ -117,6 +118,7 @@ export class Snapshot {
     state: ReplayState,
     gate: boolean,
     anchor: CommitAnchor | undefined,
+    ownFile: OwnLogFile | undefined,
   ) {
     const table = state.table;
     if (!state.protocol)
@@ -132,6 +134,7 @@ export class Snapshot {
     this.store = store;
     this.version = version;
     this.anchor = anchor;
+    this.#ownFile = ownFile;
     this.protocol = state.protocol;
     this.metadata = state.metadata;
     this.#state = state;
@@ -163,14 +166,16 @@ export class Snapshot {
     for (const [i, actions] of commits.entries()) state.apply(actions, segment.commits[i]!.version);
     const newest = segment.commits.at(-1);
     const anchor = newest ? anchorOf(newest) : undefined;
-    return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true, anchor);
+    const own = newest?.meta ?? segment.checkpoint?.files[0];
+    const ownFile = own && { key: own.key, etag: own.etag, lastModified: own.lastModified };
+    return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true, anchor, ownFile);
   }
 
   /** Version 0 built in memory from the actions its creator committed (no I/O: the commit path's view). */
   static fromFirstCommit(store: ObjectStore, actions: readonly ParsedAction[]): Snapshot {
     const state = new ReplayState(store.root);
     state.apply(actions, 0);
-    return new Snapshot(store, 0, state, true, undefined);
+    return new Snapshot(store, 0, state, true, undefined, undefined);
   }
 
   /** Display name of the table (its root URL). */
@@ -238,10 +243,15 @@ export class Snapshot {
     return this.#state.files.values();
   }
 
-  /** A snapshot after applying further commits' actions in memory (used by the commit layer). */
+  /**
+   * A snapshot after applying further commits' actions in memory (used by the commit layer). `ownFile`: the
+   * last commit's file as its writer knows it (the commit path passes its put's etag); by default the anchor's
+   * when the anchor is the last commit.
+   */
   withCommits(
     commits: readonly { version: number; actions: readonly ParsedAction[] }[],
     anchor: CommitAnchor | undefined = this.anchor,
+    ownFile?: OwnLogFile,
   ): Snapshot {
     const state = this.#state.clone();
     let version = this.version;
@@ -255,7 +265,12 @@ export class Snapshot {
       state.apply(c.actions, c.version);
       version = c.version;
     }
-    return new Snapshot(this.store, version, state, this.#gate, anchor);
+    const own =
+      ownFile ??
+      (anchor?.version === version
+        ? { key: anchor.key, etag: anchor.etag, lastModified: anchor.lastModified }
+        : undefined);
+    return new Snapshot(this.store, version, state, this.#gate, anchor, own);
   }
 
   /**
@@ -268,6 +283,14 @@ export class Snapshot {
   async reload(options: ReloadOptions = {}): Promise<Snapshot> {
     const from = options.includeCurrent ? this.version : this.version + 1;
     const files = await listLogFiles(this.store, from, options.signal);
+    // A table re-created at the root to this version or beyond: the file this snapshot knows at its version
+    // is gone or another object (a snapshot read from a checkpoint, or one that put its own commit, may have
+    // no anchor to catch it).
+    const known = this.#ownFile;
+    if (options.includeCurrent && known) {
+      const listed = files.find((f) => f.meta.key === known.key);
+      if (!listed || !isKnownFile(known, listed.meta)) return this.reopen({ signal: options.signal });
+    }
     const commits = files.filter(isCommitFile).filter((f) => f.version > this.version);
     if (commits.length === 0) {
       // Listed from this version on: its own commit file becomes the anchor when it is newer or the first.
@@ -276,7 +299,9 @@ export class Snapshot {
       // is a shorter one (deleted and re-created; log cleanup never removes the newest commit).
       if (options.includeCurrent && !own) return this.reopen({ signal: options.signal });
       const stale = own && (!this.anchor || this.anchor.version < own.version);
-      return stale ? new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own)) : this;
+      if (!stale) return this;
+      const ownFile = { key: own.meta.key, etag: own.meta.etag, lastModified: own.meta.lastModified };
+      return new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own), ownFile);
     }
     const tail: CommitFile[] = [];
     for (const c of commits) {

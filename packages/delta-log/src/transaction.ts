@@ -225,7 +225,11 @@ export async function commitTransaction(
       resolution: options.outcomeResolution,
     });
     if (result.kind === "committed") {
-      const after = current.withCommits([{ version, actions: ordered }]);
+      const after = current.withCommits([{ version, actions: ordered }], current.anchor, {
+        key: commitKey(version),
+        etag: result.etag,
+        lastModified: undefined,
+      });
       const due = checkpointDue(version, after.configuration);
       operation?.landed({ snapshot: after, checkpointDue: due }, commitKey(version), bytes, result.etag);
       return finish(store, after, { txnId, attempts: attempt + 1, rebasedPast }, options.hooks);

@@ -60,7 +60,7 @@ describe("refresh probe (property)", () => {
         expect(state(ours.snapshot)).toEqual(state(await Snapshot.open(store)));
       }),
       {
-        numRuns: 60,
+        numRuns: 100,
         // Found by CI: a table re-created shorter than the handle's version after the handle committed on a
         // reopened checkpoint-only snapshot (no anchor) — the LIST found nothing and kept the old snapshot.
         examples: [
@@ -70,6 +70,30 @@ describe("refresh probe (property)", () => {
               { kind: "theirCheckpoint" },
               { kind: "ourUpsert", ids: [0] },
               { kind: "replace", ids: [0] },
+            ],
+          ],
+          // Found by a 10× sweep (seeds -257067227, -246473981): the table re-created to the SAME version as
+          // the handle's own commit on a checkpoint-only snapshot; the LIST found a commit at its version (the
+          // new table's) and nothing newer, and adopted it. The handle now compares the file it knows there.
+          [
+            [
+              { kind: "replace", ids: [0] },
+              { kind: "theirCheckpoint" },
+              { kind: "ourUpsert", ids: [0] },
+              { kind: "replace", ids: [0] },
+              { kind: "theirUpsert", ids: [0] },
+              { kind: "ourReload" },
+            ],
+          ],
+          // ... and re-created beyond it (seed 1235601706): the newer commits were applied onto the old state.
+          [
+            [
+              { kind: "replace", ids: [0] },
+              { kind: "theirCheckpoint" },
+              { kind: "ourUpsert", ids: [0] },
+              { kind: "replace", ids: [0] },
+              { kind: "theirUpsert", ids: [0] },
+              { kind: "theirUpsert", ids: [0] },
             ],
           ],
         ],

@@ -36,3 +36,25 @@ export function isSameObject(anchor: CommitAnchor, meta: ObjectMeta): boolean {
 function normalizeEtag(etag: string): string {
   return etag.replace(/^W\//, "").replace(/^"|"$/g, "");
 }
+
+/**
+ * A log file of a snapshot's own version as the snapshot knows it: its commit file as listed or as this
+ * process put it (last-modified unknown), or the checkpoint it was read from. A LIST from that version that
+ * shows the file as another object, or not at all, proves the table at the root was replaced by one of the
+ * same length, which no anchor may be there to catch.
+ */
+export interface OwnLogFile {
+  key: string;
+  etag: string | undefined;
+  lastModified: number | undefined;
+}
+
+/** Whether `listed` is `known`'s object; true when either side has no etag (nothing to compare). */
+export function isKnownFile(known: OwnLogFile, listed: ObjectMeta): boolean {
+  if (known.etag === undefined || listed.etag === undefined) return true;
+  if (normalizeEtag(known.etag) !== normalizeEtag(listed.etag)) return false;
+  return (
+    known.lastModified === undefined ||
+    Math.floor(known.lastModified / 1000) === Math.floor(listed.lastModified / 1000)
+  );
+}
