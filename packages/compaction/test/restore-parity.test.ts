@@ -52,7 +52,9 @@ describe("restore: parity with delta-rs restore", () => {
       fc.asyncProperty(
         fc.boolean(),
         historyArb(4, 12),
-        fc.double({ min: 0, max: 1, noNaN: true }),
+        // [0, 1): k below the current version (restoring the current version is refused by both; a 10× sweep
+        // drew exactly 1 at seed 20260601, path 48).
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
         fc.boolean(),
         async (partitioned, steps, pick, byTime) => {
           const { ours, theirs } = await buildHistory(ws, `h${n++}`, steps, partitioned);
