@@ -32,6 +32,7 @@ import {
   parquetFooterOfBytes,
   passthroughFits,
   passthroughOf,
+  takeRows,
 } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
 import type { EncodedKeys } from "../keys/encode-keys.js";
@@ -94,7 +95,9 @@ export async function readWholeHitFile(
         ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
         : await rowsToSkip(input, file, whole.bytes, metadata, keys);
     const sample =
-      passThrough === "with-sample" ? await policySample(input, file, whole.bytes, metadata) : undefined;
+      passThrough === "with-sample"
+        ? await policySample(input, file, whole.bytes, metadata, skipRows)
+        : undefined;
     return { unit: passthroughOf(whole.bytes, metadata, whole.release, skipRows, sample) };
   } catch (error) {
     whole.release();
@@ -155,13 +158,16 @@ async function rowsToSkip(
 
 /**
  * The first decoded batch of the columns the writer's dictionary policy judges (parquet-stream
- * `judgedFields`), read from the fetched bytes; undefined when the table has none (nothing to judge).
+ * `judgedFields`), read from the fetched bytes, less the rows the rewrite drops (`skipRows`, ascending file
+ * row numbers): the JS path's writer judges its first batch of kept rows, so a batch whose rows are all
+ * dropped is passed over as there. Undefined when the table has no judged column (nothing to judge).
  */
 async function policySample(
   input: PassthroughInput,
   file: FileView,
   bytes: Uint8Array,
   metadata: ParquetMetadata,
+  skipRows: Int32Array,
 ): Promise<RecordBatch | undefined> {
   const fields = judgedFields(input.dataSchema);
   if (fields.length === 0) return undefined;
@@ -174,8 +180,16 @@ async function policySample(
     metadata,
   );
   try {
+    let row = 0;
+    let next = 0;
     for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
-      if (batch.numRows > 0) return batch;
+      const keep: number[] = [];
+      for (let i = 0; i < batch.numRows; i++, row++) {
+        if (next < skipRows.length && skipRows[next] === row) next++;
+        else keep.push(i);
+      }
+      if (keep.length === batch.numRows && keep.length > 0) return batch;
+      if (keep.length > 0) return takeRows(batch, Int32Array.from(keep));
     }
     return undefined;
   } finally {
