@@ -7,15 +7,28 @@
  * Measured (tools/bench/probe-cache/key-hash-set-bench.mjs, Node 20, 2-core VM at load ~3): fromWords of 1M
  * hashes 102–126 ms (the native BigUint64Array sort does the work); 50k probes against 1M hashes, no hit,
  * 18–19 ms. 2026-12-02, duplicates dropped over the words instead of BigInt reads: 73.5–75.1 → 67.3–67.9 ms
- * (two runs each, quiet machine).
+ * (two runs each, quiet machine). The probe's sets for the cache are sorted when first read
+ * (`ofOwnedWords`): interleaved 1M recent-shape upserts, 5 pairs, call 2.05 → 1.57 s and process CPU
+ * 3.71 → 3.09 s (medians; merge-engine BENCHMARKS.md, session 9).
  */
 
 export class KeyHashSet {
-  /** (lo, hi) word pairs in ascending 64-bit order, unique. Read by ProbeKeys; never modified. */
-  readonly words: Uint32Array;
+  /** The word pairs; sorted and unique once `#sorted` (a set taken over by `ofOwnedWords` sorts on first use). */
+  #words: Uint32Array;
+  #sorted: boolean;
 
-  private constructor(words: Uint32Array) {
-    this.words = words;
+  private constructor(words: Uint32Array, sorted: boolean) {
+    this.#words = words;
+    this.#sorted = sorted;
+  }
+
+  /** (lo, hi) word pairs in ascending 64-bit order, unique. Read by ProbeKeys; never modified. */
+  get words(): Uint32Array {
+    if (!this.#sorted) {
+      this.#words = sortedUnique(this.#words);
+      this.#sorted = true;
+    }
+    return this.#words;
   }
 
   /**
@@ -26,8 +39,7 @@ export class KeyHashSet {
     const count = words.length >> 1;
     let kept = count;
     if (skip !== undefined) for (let i = 0; i < count; i++) kept -= skip[i] === 1 ? 1 : 0;
-    const sorted = new BigUint64Array(kept);
-    const view = new Uint32Array(sorted.buffer);
+    const view = new Uint32Array(2 * kept);
     if (skip === undefined) view.set(words.subarray(0, 2 * count));
     else {
       let at = 0;
@@ -37,18 +49,17 @@ export class KeyHashSet {
         view[at++] = words[2 * i + 1] as number;
       }
     }
-    sorted.sort();
-    // Duplicates dropped over the 32-bit words: reading a BigUint64Array element allocates a BigInt.
-    let unique = 0;
-    for (let i = 0; i < kept; i++) {
-      const lo = view[2 * i] as number;
-      const hi = view[2 * i + 1] as number;
-      if (unique > 0 && view[2 * unique - 2] === lo && view[2 * unique - 1] === hi) continue;
-      view[2 * unique] = lo;
-      view[2 * unique + 1] = hi;
-      unique++;
-    }
-    return new KeyHashSet(unique === kept ? view : view.slice(0, 2 * unique));
+    return new KeyHashSet(sortedUnique(view), true);
+  }
+
+  /**
+   * The set of the word pairs in `words`, which it takes over (the caller keeps no reference; its byte offset
+   * is a multiple of 8), sorted only when first read. The probe caches a set for every file it reads without
+   * a hit, for a later call to look up: that call pays the sort (about 70 ms per 1M hashes) if it reads the
+   * set at all, the probing call does not.
+   */
+  static ofOwnedWords(words: Uint32Array): KeyHashSet {
+    return new KeyHashSet(words, false);
   }
 
   /** Builds the set from 64-bit hashes. */
@@ -61,9 +72,9 @@ export class KeyHashSet {
     return this.words.length >> 1;
   }
 
-  /** Bytes held by the hashes. */
+  /** Bytes held by the hashes (before a deferred sort: the pairs as given, duplicates included). */
   get byteLength(): number {
-    return this.words.byteLength;
+    return this.#words.byteLength;
   }
 
   /** True when the 64-bit hash (hi, lo) is in the set. */
@@ -95,4 +106,23 @@ export class KeyHashSet {
   toHashes(): BigUint64Array {
     return new BigUint64Array(this.words.buffer, this.words.byteOffset, this.words.length >> 1);
   }
+}
+
+/**
+ * `words` (word pairs, 8-byte aligned) sorted in place by 64-bit value with duplicates dropped (over the
+ * 32-bit words: reading a BigUint64Array element allocates a BigInt); a shorter copy when there were any.
+ */
+function sortedUnique(words: Uint32Array): Uint32Array {
+  const count = words.length >> 1;
+  new BigUint64Array(words.buffer, words.byteOffset, count).sort();
+  let unique = 0;
+  for (let i = 0; i < count; i++) {
+    const lo = words[2 * i] as number;
+    const hi = words[2 * i + 1] as number;
+    if (unique > 0 && words[2 * unique - 2] === lo && words[2 * unique - 1] === hi) continue;
+    words[2 * unique] = lo;
+    words[2 * unique + 1] = hi;
+    unique++;
+  }
+  return unique === count ? words : words.slice(0, 2 * unique);
 }

@@ -296,7 +296,7 @@ export class HashCollection {
     if (this.state !== "open") return false;
     const all = this.joined();
     this.finish("committed");
-    return this.cache.put(this.table, this.path, this.keySpace, KeyHashSet.fromWords(all));
+    return this.cache.put(this.table, this.path, this.keySpace, KeyHashSet.ofOwnedWords(all));
   }
 
   /**
@@ -306,7 +306,7 @@ export class HashCollection {
    */
   commitTo(paths: readonly string[]): number {
     if (this.state !== "open") return 0;
-    const hashes = KeyHashSet.fromWords(this.joined());
+    const hashes = KeyHashSet.ofOwnedWords(this.joined());
     this.finish("committed");
     let cached = 0;
     for (const path of paths) if (this.cache.put(this.table, path, this.keySpace, hashes)) cached++;

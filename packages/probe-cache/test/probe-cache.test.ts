@@ -62,6 +62,26 @@ describe("KeyHashSet", () => {
     );
   });
 
+  it("ofOwnedWords sorts on first read: the same set as fromWords, counted at its given size until then", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), { maxLength: 60 }),
+        fc.array(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), { maxLength: 20 }),
+        (stored, probes) => {
+          const all = [...stored, ...stored.slice(0, 5)]; // duplicates
+          const eager = KeyHashSet.fromWords(words(all));
+          const lazy = KeyHashSet.ofOwnedWords(words(all));
+          expect(lazy.byteLength).toBe(8 * all.length);
+          expect(lazy.intersects(words(probes))).toBe(eager.intersects(words(probes)));
+          expect([...lazy.words]).toEqual([...eager.words]);
+          expect(lazy.byteLength).toBe(eager.byteLength);
+          expect(lazy.size).toBe(new Set(all).size);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("ProbeKeys.sharedWith answers like the per-hash intersects, on sets of any sizes (both strategies)", () => {
     // Hashes from a small pool of words (equal lo words with other hi words, so filter slots collide; both
     // ends of the range) make shared and near-miss hashes frequent; sizes run from empty to a few hundred,
