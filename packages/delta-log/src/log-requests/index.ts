@@ -2,7 +2,7 @@
  * The log-request economy: refresh and commit probes, the commit-JSON cache, snapshot adoption, and the
  * warm-up that moves a write's first-use costs off its critical path.
  */
-export { type CommitAnchor, isSameObject } from "./anchor.js";
+export { type CommitAnchor, isSameObject, type OwnLogFile } from "./anchor.js";
 export { COMMIT_JSON_CACHE_LIMITS, type CommitCacheStats, CommitJsonCache } from "./commit-cache.js";
 export {
   type CommitProbeOutcome,
