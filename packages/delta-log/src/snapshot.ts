@@ -166,8 +166,7 @@ export class Snapshot {
     for (const [i, actions] of commits.entries()) state.apply(actions, segment.commits[i]!.version);
     const newest = segment.commits.at(-1);
     const anchor = newest ? anchorOf(newest) : undefined;
-    const own = newest?.meta ?? segment.checkpoint?.files[0];
-    const ownFile = own && { key: own.key, etag: own.etag, lastModified: own.lastModified };
+    const ownFile = newest?.meta ?? segment.checkpoint?.files[0];
     return new Snapshot(store, segment.version, state, options.checkReadSupport ?? true, anchor, ownFile);
   }
 
@@ -265,11 +264,7 @@ export class Snapshot {
       state.apply(c.actions, c.version);
       version = c.version;
     }
-    const own =
-      ownFile ??
-      (anchor?.version === version
-        ? { key: anchor.key, etag: anchor.etag, lastModified: anchor.lastModified }
-        : undefined);
+    const own = ownFile ?? (anchor?.version === version ? anchor : undefined);
     return new Snapshot(this.store, version, state, this.#gate, anchor, own);
   }
 
@@ -300,8 +295,7 @@ export class Snapshot {
       if (options.includeCurrent && !own) return this.reopen({ signal: options.signal });
       const stale = own && (!this.anchor || this.anchor.version < own.version);
       if (!stale) return this;
-      const ownFile = { key: own.meta.key, etag: own.meta.etag, lastModified: own.meta.lastModified };
-      return new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own), ownFile);
+      return new Snapshot(this.store, this.version, this.#state, this.#gate, anchorOf(own), own.meta);
     }
     const tail: CommitFile[] = [];
     for (const c of commits) {

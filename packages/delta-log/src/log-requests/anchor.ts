@@ -41,7 +41,7 @@ function normalizeEtag(etag: string): string {
  * A log file of a snapshot's own version as the snapshot knows it: its commit file as listed or as this
  * process put it (last-modified unknown), or the checkpoint it was read from. A LIST from that version that
  * shows the file as another object, or not at all, proves the table at the root was replaced by one of the
- * same length, which no anchor may be there to catch.
+ * same length, which no anchor may be there to catch. A listed `ObjectMeta` and a `CommitAnchor` are one.
  */
 export interface OwnLogFile {
   key: string;

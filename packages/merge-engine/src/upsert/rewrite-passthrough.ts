@@ -188,8 +188,8 @@ async function policySample(
         if (next < skipRows.length && skipRows[next] === row) next++;
         else keep.push(i);
       }
-      if (keep.length === batch.numRows && keep.length > 0) return batch;
-      if (keep.length > 0) return takeRows(batch, Int32Array.from(keep));
+      if (keep.length === 0) continue;
+      return keep.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(keep));
     }
     return undefined;
   } finally {
