@@ -22,6 +22,7 @@ import {
   endEncoderWorker,
   runningEncoderWorkers,
 } from "../src/write/encoder-pool.js";
+import { toIpc } from "../src/write/wasm-batches.js";
 import { sequenceTable } from "./write-helpers.js";
 
 const schema = sequenceTable(0, 1, 12).schema;
@@ -155,5 +156,46 @@ describe("parquet encoding on a worker thread", () => {
       const all = (await Promise.all((files as WrittenFile[]).map((f) => ids(store, f)))).flat();
       expect(all).toEqual(Array.from({ length: 200_000 }, (_, i) => BigInt(i)));
     }
+  });
+
+  it("sends a file below the sink's multipart threshold as one chunk, and a larger one as it is flushed", async () => {
+    /** The chunk events of one stream of `rows` rows (three slices) and the bytes they make up. */
+    async function encode(joinBelowBytes: number): Promise<{ chunks: number; bytes: Buffer }> {
+      const session = new EncoderSession(encoderFor(false));
+      try {
+        session.begin({
+          codec: "uncompressed",
+          maxRowGroupRows: 4_000,
+          maxRowGroupBytes: 1 << 30,
+          targetFileSize: 1 << 30,
+          createdBy: "deltalite test",
+          keyValueMetadata: {},
+          plainColumns: [],
+          joinBelowBytes,
+        });
+        for (let b = 0; b < 3; b++)
+          await session.send(toIpc(sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch));
+        session.end();
+        const parts: Uint8Array[] = [];
+        for (let event = await session.next(); event.type !== "done"; event = await session.next()) {
+          if (event.type === "chunk") {
+            parts.push(event.bytes);
+            session.ack();
+          }
+        }
+        return { chunks: parts.length, bytes: Buffer.concat(parts) };
+      } finally {
+        session.close();
+      }
+    }
+    const streamed = await encode(1);
+    const joined = await encode(1 << 30);
+    // 15,000 rows in row groups of 4,000: parquet-rs flushes each row group, so streaming sends several.
+    expect(streamed.chunks).toBeGreaterThan(3);
+    expect(joined.chunks).toBe(1);
+    expect(joined.bytes.equals(streamed.bytes)).toBe(true);
+    // At the threshold exactly, the file streams (a sink starts its multipart put there).
+    const atThreshold = await encode(streamed.bytes.byteLength);
+    expect(atThreshold.chunks).toBe(streamed.chunks);
   });
 });

@@ -36,6 +36,12 @@ export interface EncoderSettings {
   keyValueMetadata: Record<string, string>;
   /** Columns written without a dictionary (dictionary-policy.ts). */
   plainColumns: readonly string[];
+  /**
+   * A file whose bytes stay below this is sent as one chunk once complete (joined here, off the main
+   * thread, which then stores it without a copy); from this size on its chunks stream as they are flushed.
+   * The object sink's multipart threshold.
+   */
+  joinBelowBytes: number;
 }
 
 /** Main thread → worker (`id` names the stream). */
@@ -137,6 +143,22 @@ function encoderWorkerMain(wasmEntry: string): void {
     }
     if (start < numRows) ranges.push([start, numRows]);
     return ranges;
+  }
+
+  /**
+   * The chunks' bytes in one buffer (the one chunk itself when there is only one); the chunks are freed at
+   * once (`drop`), so a joined file does not hold its size twice until the worker's next collection.
+   */
+  function joined(chunks: Uint8Array[], size: number): Uint8Array {
+    if (chunks.length === 1) return chunks[0] as Uint8Array;
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.byteLength;
+      drop(chunk);
+    }
+    return out;
   }
 
   /** One stream being encoded: inputs waiting, whether `end` came, chunks unacknowledged, who waits. */
@@ -281,16 +303,29 @@ function encoderWorkerMain(wasmEntry: string): void {
       },
     });
     const output = await wasm.transformParquetStream(input, properties(settings));
+    const send = (chunk: Uint8Array) => {
+      stream.unacked++;
+      stream.post({ type: "chunk", bytes: chunk }, [chunk.buffer as ArrayBuffer]);
+    };
+    // A file below `joinBelowBytes` is held here and sent whole at its end; once it reaches that size, what
+    // is held and every later chunk go out as they come.
+    let held: Uint8Array[] | undefined = [];
     // Output is read as soon as parquet-rs flushes it (so the size check sees it); the flow control is on
     // the input side, which waits while the main thread has not yet stored an earlier chunk.
     for await (const chunk of output as AsyncIterable<Uint8Array>) {
       bytes += chunk.byteLength;
       const own =
         chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice();
-      stream.unacked++;
-      stream.post({ type: "chunk", bytes: own }, [own.buffer as ArrayBuffer]);
+      if (held === undefined) send(own);
+      else if (bytes < settings.joinBelowBytes) held.push(own);
+      else {
+        for (const earlier of held) send(earlier);
+        held = undefined;
+        send(own);
+      }
     }
     if (inputFailure !== undefined) throw inputFailure;
+    if (held !== undefined && held.length > 0) send(joined(held, bytes));
     await stream.until(() => stream.unacked === 0);
     stream.post({ type: "fileDone", numRows });
   }

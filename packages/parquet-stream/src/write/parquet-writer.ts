@@ -62,6 +62,7 @@ function encoderSettings(options: ResolvedWriteOptions, plainColumns: readonly s
     createdBy: options.createdBy,
     keyValueMetadata: options.keyValueMetadata,
     plainColumns,
+    joinBelowBytes: options.multipartThresholdBytes,
   };
 }
 
