@@ -239,8 +239,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     multipartThresholdBytes: input.multipartThresholdBytes,
     multipartPartSizeBytes: input.multipartPartSizeBytes,
     multipartConcurrency: input.multipartConcurrency,
-    // Passed-through files make the encoder the busy side: partitions rewrite on the least busy worker.
-    spreadEncoders: mayPassThrough,
+    // Passed-through files make the encoder the busy side: a partition with enough of them to rewrite
+    // goes to the least busy worker (one more started if need be); smaller ones share the first.
+    spreadEncoders: spreadsOverEncoders(mayPassThrough, input.hitFiles),
     signal,
   });
   for await (const { file, add } of written) {
@@ -254,6 +255,24 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     ...counts,
     bytesWritten: files.reduce((n, f) => n + f.size, 0),
   };
+}
+
+/**
+ * The hit-file bytes (by their Add size) from which a partition's rewrite gets an encoder worker of its own.
+ * A second worker costs its start and a cold WebAssembly phase (the first files it decodes and encodes
+ * run before V8 has optimised parquet-rs), several hundred ms of CPU on a 2-vCPU machine, which pays off
+ * only on enough bytes. `pnpm bench upsert`'s 1M tables, interleaved (merge-engine BENCHMARKS.md, session
+ * 10): the recent shape (8 MB of hit files per partition) ran 1.26 → 1.16 s and 324 → 298 MB on one worker
+ * instead of two, the uniform shape (82 MB per partition) 2.06 → 2.34 s.
+ */
+export const SPREAD_MIN_HIT_BYTES = 32 * 1024 * 1024;
+
+/** Whether a partition's rewrite asks for an encoder worker of its own (see SPREAD_MIN_HIT_BYTES). */
+export function spreadsOverEncoders(mayPassThrough: boolean, hitFiles: readonly FileView[]): boolean {
+  if (!mayPassThrough) return false;
+  let bytes = 0;
+  for (const file of hitFiles) bytes += file.size;
+  return bytes >= SPREAD_MIN_HIT_BYTES;
 }
 
 /** The probe cache's skip mask of a target batch: its NULL keys and the rows deleted (`deleted` of `gone`). */
