@@ -26,18 +26,21 @@ def _append(uri, step, partition_by, configuration):
     }
     if partition_by:
         columns["part"] = pa.array([parts[i % len(parts)] for i in range(rows)])
+    for c in range(1, int(step.get("extra", 0)) + 1):
+        columns[f"c{c}"] = pa.array([start + i * c for i in range(rows)], type=pa.int64())
     write_deltalake(
         uri,
         pa.table(columns),
         mode=step.get("mode", "append"),
         partition_by=["part"] if partition_by else None,
         configuration=configuration,
+        schema_mode="merge" if step.get("merge") else None,
     )
 
 
 def op_optimize_build(args):
     """args: {uris: [dir, ...], partitioned: bool, steps: [{op: "append", rows, start, parts?, pad?,
-    mode?} | {op: "delete", predicate} | {op: "optimize", target_size?}], configuration?: {k: v}}. Replays the steps on uris[0] with delta-rs
+    mode?, extra? (int64 columns c1..c<extra>), merge? (schema_mode="merge")} | {op: "delete", predicate} | {op: "optimize", target_size?}], configuration?: {k: v}}. Replays the steps on uris[0] with delta-rs
     (ids are int64 `id`, text `payload`, string partition `part`), then copies the directory to the other
     uris. Returns {version, numFiles}."""
     from deltalake import DeltaTable

@@ -12,10 +12,22 @@ export type HistoryStep = BuildStep | { op: "ours-compact" };
 
 const PARTS = ["a", "b", "c"];
 
-export const historyArb = (minLength: number, maxLength: number): fc.Arbitrary<HistoryStep[]> =>
+/**
+ * Histories of `minLength`..`maxLength` random steps after a first append. With `schemaChanges`, some appends
+ * also add a column (c1, c2, … by delta-rs `schema_mode="merge"`), and every append from the first such one
+ * on writes in merge mode (rows without the newer columns read them as null).
+ */
+export const historyArb = (
+  minLength: number,
+  maxLength: number,
+  options: { schemaChanges?: boolean } = {},
+): fc.Arbitrary<HistoryStep[]> =>
   fc
     .array(
       fc.oneof(
+        ...(options.schemaChanges
+          ? [{ weight: 2, arbitrary: fc.record({ addColumn: fc.integer({ min: 1, max: 60 }) }) }]
+          : []),
         {
           weight: 6,
           arbitrary: fc.record({
@@ -37,8 +49,14 @@ export const historyArb = (minLength: number, maxLength: number): fc.Arbitrary<H
       ),
       { minLength, maxLength },
     )
-    .map((raw) =>
-      raw.map((s, i): HistoryStep => {
+    .map((raw) => {
+      let columns = 0; // extra columns the table has so far
+      return raw.map((s, i): HistoryStep => {
+        if ("addColumn" in s) {
+          columns++;
+          const parts = PARTS.slice(0, 1 + (i % PARTS.length));
+          return { op: "append", rows: s.addColumn, start: i * 10_000, parts, extra: columns, merge: true };
+        }
         if ("optimize" in s) return { op: s.optimize === "ours" ? "ours-compact" : "optimize" };
         if ("deleteFrom" in s) {
           const from = s.deleteFrom * 10_000;
@@ -51,9 +69,10 @@ export const historyArb = (minLength: number, maxLength: number): fc.Arbitrary<H
           pad: s.pad,
           parts: s.parts,
           mode: i > 0 && s.overwrite ? "overwrite" : "append",
+          ...(columns > 0 ? { merge: true } : {}),
         };
-      }),
-    )
+      });
+    })
     .map((steps) => [
       { op: "append", rows: 40, start: 1_000_000, pad: 10, parts: PARTS } as HistoryStep,
       ...steps,

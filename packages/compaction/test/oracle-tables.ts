@@ -19,6 +19,10 @@ export type BuildStep =
       parts?: string[];
       pad?: number;
       mode?: "append" | "overwrite";
+      /** Extra nullable int64 columns c1..c<extra> in these rows (new ones join the table's schema). */
+      extra?: number;
+      /** Write with delta-rs `schema_mode="merge"` (columns added, missing ones read as null). */
+      merge?: boolean;
     }
   | { op: "delete"; predicate: string }
   | { op: "optimize"; target_size?: number };
