@@ -1,7 +1,8 @@
 /**
  * Parity with delta-rs 1.6.6 `optimize.compact` on 50 random tables (fast-check, fixed seed): each table's
  * history is written by delta-rs (appends of mixed sizes into one to three partitions or none, deletes that
- * rewrite files, an occasional overwrite), copied byte for byte, and compacted by delta-rs on one copy and by
+ * rewrite files, an occasional overwrite, appends that add a column in merge mode, so files of one table
+ * differ in their columns), copied byte for byte, and compacted by delta-rs on one copy and by
  * `compact` on the other with the same target (the sum of the k smallest file sizes, so several files fit a bin and, for small k, larger files are above it) and
  * sometimes a partition filter. delta-rs does not expose its plan, so the plan is compared through what
  * the commits did: the same files removed per partition, the same bins (which inputs went into which
@@ -36,6 +37,8 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   steps: fc
     .array(
       fc.oneof(
+        // An append that adds a column (delta-rs merge mode); every later append writes in merge mode.
+        { weight: 1, arbitrary: fc.record({ addColumn: fc.integer({ min: 1, max: 120 }) }) },
         {
           weight: 6,
           arbitrary: fc.record({
@@ -64,8 +67,14 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
       ),
       { minLength: 6, maxLength: 24 },
     )
-    .map((raw) =>
-      raw.map((s, i): BuildStep => {
+    .map((raw) => {
+      let columns = 0; // extra columns the table has so far
+      return raw.map((s, i): BuildStep => {
+        if ("addColumn" in s) {
+          columns++;
+          const parts = PARTS.slice(0, 1 + (i % PARTS.length));
+          return { op: "append", rows: s.addColumn, start: i * 10_000, parts, extra: columns, merge: true };
+        }
         if ("deleteFrom" in s) {
           const from = s.deleteFrom * 10_000;
           return { op: "delete", predicate: `id >= ${from} AND id < ${from + s.width}` };
@@ -77,9 +86,10 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
           pad: s.pad,
           parts: s.parts,
           mode: s.overwrite && i > 0 ? "overwrite" : "append",
+          ...(columns > 0 ? { merge: true } : {}),
         };
-      }),
-    )
+      });
+    })
     .filter((steps) => steps[0]!.op === "append" && (steps[0] as { mode?: string }).mode !== "overwrite"),
   targetPick: fc.double({ min: 0, max: 1, noNaN: true }),
   filter: fc.constantFrom("none", "one", "two"),
@@ -101,6 +111,7 @@ describe("compact: parity with delta-rs optimize.compact", () => {
     let compacted = 0;
     let withSkips = 0;
     let multiBin = 0;
+    let evolved = 0; // compacted tables whose files differ in their columns
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         const { ours, theirs } = await ws.build(`t${n++}`, c.steps, c.partitioned);
@@ -149,6 +160,7 @@ describe("compact: parity with delta-rs optimize.compact", () => {
         compacted++;
         if (result.totalFilesSkipped > 0) withSkips++;
         if (result.numFilesAdded > 1) multiBin++;
+        if (c.steps.some((step) => step.op === "append" && (step.extra ?? 0) > 0)) evolved++;
         const mine = await ws.oracle.call<OracleCommit>("optimize_commit", {
           uri: ours,
           version: result.version,
@@ -180,9 +192,10 @@ describe("compact: parity with delta-rs optimize.compact", () => {
     expect(compacted).toBeGreaterThanOrEqual(12);
     expect(multiBin).toBeGreaterThanOrEqual(3);
     expect(withSkips).toBeGreaterThanOrEqual(3);
+    expect(evolved).toBeGreaterThanOrEqual(3);
     expect(n).toBe(50);
     console.log(
-      `parity: ${n} tables, ${compacted} compacted, ${multiBin} with several bins, ${withSkips} with skipped files`,
+      `parity: ${n} tables, ${compacted} compacted, ${multiBin} with several bins, ${withSkips} with skipped files, ${evolved} with added columns`,
     );
   });
 });
