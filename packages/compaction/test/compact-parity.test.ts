@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompactOptions, compact } from "../src/index.js";
 import {
+  addColumnStep,
   type BuildStep,
   type OracleCommit,
   openLocal,
@@ -70,11 +71,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
     .map((raw) => {
       let columns = 0; // extra columns the table has so far
       return raw.map((s, i): BuildStep => {
-        if ("addColumn" in s) {
-          columns++;
-          const parts = PARTS.slice(0, 1 + (i % PARTS.length));
-          return { op: "append", rows: s.addColumn, start: i * 10_000, parts, extra: columns, merge: true };
-        }
+        if ("addColumn" in s) return addColumnStep(i, s.addColumn, ++columns, PARTS);
         if ("deleteFrom" in s) {
           const from = s.deleteFrom * 10_000;
           return { op: "delete", predicate: `id >= ${from} AND id < ${from + s.width}` };

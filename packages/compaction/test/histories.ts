@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { compact } from "../src/index.js";
-import { type BuildStep, openLocal, type Workspace } from "./oracle-tables.js";
+import { addColumnStep, type BuildStep, openLocal, type Workspace } from "./oracle-tables.js";
 
 export type HistoryStep = BuildStep | { op: "ours-compact" };
 
@@ -52,11 +52,7 @@ export const historyArb = (
     .map((raw) => {
       let columns = 0; // extra columns the table has so far
       return raw.map((s, i): HistoryStep => {
-        if ("addColumn" in s) {
-          columns++;
-          const parts = PARTS.slice(0, 1 + (i % PARTS.length));
-          return { op: "append", rows: s.addColumn, start: i * 10_000, parts, extra: columns, merge: true };
-        }
+        if ("addColumn" in s) return addColumnStep(i, s.addColumn, ++columns, PARTS);
         if ("optimize" in s) return { op: s.optimize === "ours" ? "ours-compact" : "optimize" };
         if ("deleteFrom" in s) {
           const from = s.deleteFrom * 10_000;

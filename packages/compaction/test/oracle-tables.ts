@@ -27,6 +27,15 @@ export type BuildStep =
   | { op: "delete"; predicate: string }
   | { op: "optimize"; target_size?: number };
 
+/**
+ * Step `i` of a history as an append of `rows` rows that adds the table's `columns`-th extra column (delta-rs
+ * merge mode), into one to three of `parts` by the step's index.
+ */
+export function addColumnStep(i: number, rows: number, columns: number, parts: readonly string[]): BuildStep {
+  const into = parts.slice(0, 1 + (i % parts.length));
+  return { op: "append", rows, start: i * 10_000, parts: into, extra: columns, merge: true };
+}
+
 export interface OracleCommit {
   protocol?: Record<string, unknown> | null;
   metaData?: Record<string, unknown> | null;
