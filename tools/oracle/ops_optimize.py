@@ -40,7 +40,8 @@ def _append(uri, step, partition_by, configuration):
 
 def op_optimize_build(args):
     """args: {uris: [dir, ...], partitioned: bool, steps: [{op: "append", rows, start, parts?, pad?,
-    mode?, extra? (int64 columns c1..c<extra>), merge? (schema_mode="merge")} | {op: "delete", predicate} | {op: "optimize", target_size?}], configuration?: {k: v}}. Replays the steps on uris[0] with delta-rs
+    mode?, extra? (int64 columns c1..c<extra>), merge? (schema_mode="merge")} | {op: "delete", predicate}
+    | {op: "optimize", target_size?}], configuration?: {k: v}}. Replays the steps on uris[0] with delta-rs
     (ids are int64 `id`, text `payload`, string partition `part`), then copies the directory to the other
     uris. Returns {version, numFiles}."""
     from deltalake import DeltaTable

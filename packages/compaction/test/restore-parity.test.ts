@@ -1,8 +1,8 @@
 /**
  * Parity of `restore` with delta-rs 1.6.6 `DeltaTable.restore` on 16 random histories (fast-check, fixed
  * seed) written by delta-rs and by our own compact (appends, overwrites, deletes, appends that add a
- * column in delta-rs's merge mode, both engines' compactions), copied byte for byte. Each history is restored by delta-rs on one copy and by us on the
- * other, to a random earlier version or to an instant between two commits (resolved by the commit files'
+ * column in delta-rs's merge mode, both engines' compactions), copied byte for byte. Each history is
+ * restored by delta-rs on one copy and by us on the other, to a random earlier version or to an instant between two commits (resolved by the commit files'
  * modification times). Compared: the metrics, the commit (the same paths added and removed, all with
  * `dataChange: true`, the same protocol, metaData, operationParameters and operationMetrics), and the
  * content — delta-rs reads the same rows and files from both tables, equal to the restored version's.

@@ -159,7 +159,7 @@ describe("parquet encoding on a worker thread", () => {
   });
 
   it("sends a file below the sink's multipart threshold as one chunk, and a larger one as it is flushed", async () => {
-    /** The chunk events of one stream of `rows` rows (three slices) and the bytes they make up. */
+    /** The chunk events of one 15,000-row stream (three slices) and the bytes they make up. */
     async function encode(joinBelowBytes: number): Promise<{ chunks: number; bytes: Buffer }> {
       const session = new EncoderSession(encoderFor(false));
       try {
