@@ -71,6 +71,34 @@ export class SharedEncoder {
   }
 }
 
+/**
+ * The Parquet engine the workers run, as the module path they `require`: @deltalite/parquet-native (parquet-rs
+ * compiled for this platform) when it is installed and loads, else parquet-wasm (the same parquet-rs in
+ * WebAssembly, portable, with a cold phase of a few hundred ms per process before V8 optimises it).
+ * `DELTALITE_PARQUET_ENGINE=wasm` or `native` forces one (`native` fails when the addon does not load).
+ */
+export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string {
+  const require = createRequire(import.meta.url);
+  const asked = env.DELTALITE_PARQUET_ENGINE;
+  if (asked !== "wasm") {
+    let failure = "it is not installed";
+    try {
+      const entry = require.resolve("@deltalite/parquet-native");
+      if ((require(entry) as { available: boolean }).available) return entry;
+      failure = "its addon is not built for this platform";
+    } catch {
+      // not installed: parquet-wasm below
+    }
+    if (asked === "native") {
+      throw new DeltaLiteError(
+        "invalid_argument",
+        `DELTALITE_PARQUET_ENGINE=native, but @deltalite/parquet-native: ${failure}`,
+      );
+    }
+  }
+  return require.resolve("parquet-wasm");
+}
+
 let source: string | undefined;
 let running: SharedEncoder[] = [];
 let nextId = 0;
@@ -81,7 +109,7 @@ let nextId = 0;
  * row-group budget per bin) an idle worker, else a new one while the limit allows, else the least busy.
  */
 function encoder(spread = false): SharedEncoder {
-  source ??= encoderWorkerSource(createRequire(import.meta.url).resolve("parquet-wasm"));
+  source ??= encoderWorkerSource(parquetEngineEntry());
   const least = running.reduce<SharedEncoder | undefined>(
     (best, e) => (best === undefined || e.sessions.size < best.sessions.size ? e : best),
     undefined,

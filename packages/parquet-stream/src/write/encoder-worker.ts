@@ -74,10 +74,14 @@ export type FromEncoder = { id: number } & (
   | { type: "error"; message: string }
 );
 
-/** The worker's code. Runs in the worker with `require` (CommonJS eval); `wasmEntry` is parquet-wasm's node build. */
+/**
+ * The worker's code. Runs in the worker with `require` (CommonJS eval); `wasmEntry` is the Parquet engine:
+ * parquet-wasm's node build, or @deltalite/parquet-native, which offers the same API natively plus
+ * `releaseParquet` (the end of a file's reads, so its parsed copy is freed at once).
+ */
 function encoderWorkerMain(wasmEntry: string): void {
   const { MessageChannel, parentPort } = require("node:worker_threads");
-  const wasm: typeof ParquetWasm = require(wasmEntry);
+  const wasm: typeof ParquetWasm & { releaseParquet?: (bytes: Uint8Array) => void } = require(wasmEntry);
   const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
     snappy: wasm.Compression.SNAPPY,
     zstd: wasm.Compression.ZSTD,
@@ -110,6 +114,12 @@ function encoderWorkerMain(wasmEntry: string): void {
     port1.postMessage(null, [bytes.buffer]);
     port1.close();
     port2.close();
+  }
+
+  /** Frees a passed-through file's bytes and whatever the engine holds of it. */
+  function dropFile(bytes: Uint8Array): void {
+    wasm.releaseParquet?.(bytes);
+    drop(bytes);
   }
 
   /**
@@ -212,7 +222,7 @@ function encoderWorkerMain(wasmEntry: string): void {
           this.post({ type: "taken" });
         } else if (input.next >= input.rowGroups.length) {
           this.queue.shift();
-          drop(input.bytes);
+          dropFile(input.bytes);
           this.post({ type: "taken" });
         } else {
           const rowGroup = input.rowGroups[input.next++] as number;
@@ -221,7 +231,7 @@ function encoderWorkerMain(wasmEntry: string): void {
           if (input.next >= input.rowGroups.length) {
             // The file's bytes are no longer needed: drop them before encoding its last rows.
             this.queue.shift();
-            drop(input.bytes);
+            dropFile(input.bytes);
             this.post({ type: "taken" });
           }
         }
@@ -338,6 +348,8 @@ function encoderWorkerMain(wasmEntry: string): void {
       stream.post({ type: "error", message: error instanceof Error ? error.message : String(error) });
     } finally {
       for (const batch of stream.carry.splice(0)) batch.free();
+      for (const input of stream.queue.splice(0))
+        if (input.kind === "file") wasm.releaseParquet?.(input.bytes);
       stream.schemaTable?.free();
       streams.delete(stream.id);
     }

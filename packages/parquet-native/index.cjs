@@ -1,0 +1,146 @@
+/**
+ * The addon (parquet_native.node, built from src/ by build.mjs) behind the part of parquet-wasm's API that
+ * parquet-stream's encoder worker uses, so the worker runs unchanged on either engine: writer-property
+ * builders and enums, `Table.fromIPCStream`, `readParquet` (one file's footer parsed once while its row
+ * groups are read, `releaseParquet` ends that), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
+ * which here reports the addon's heap high-water mark. `available` is false when the addon is not built or
+ * does not load on this platform; everything else then throws.
+ */
+"use strict";
+const { join } = require("node:path");
+
+let addon;
+let loadFailure;
+try {
+  addon = require(join(__dirname, "parquet_native.node"));
+} catch (error) {
+  loadFailure = error;
+}
+
+function native() {
+  if (addon === undefined)
+    throw new Error(`@deltalite/parquet-native is not built here: ${loadFailure?.message}`);
+  return addon;
+}
+
+const Compression = { UNCOMPRESSED: "uncompressed", SNAPPY: "snappy", ZSTD: "zstd" };
+const WriterVersion = { V1: "1.0", V2: "2.0" };
+const EnabledStatistics = { None: "none", Chunk: "chunk", Page: "page" };
+
+/** Collects writer properties as parquet-wasm's builder does; `build()` gives the addon's properties object. */
+class WriterPropertiesBuilder {
+  #props = { plainColumns: [] };
+  #set(key, value) {
+    this.#props[key] = value;
+    return this;
+  }
+  setWriterVersion(version) {
+    return this.#set("writerVersion", version);
+  }
+  setCompression(codec) {
+    return this.#set("compression", codec);
+  }
+  setMaxRowGroupSize(rows) {
+    return this.#set("maxRowGroupSize", rows);
+  }
+  setMaxRowGroupBytes(bytes) {
+    return this.#set("maxRowGroupBytes", bytes);
+  }
+  setStatisticsEnabled(level) {
+    return this.#set("statistics", level);
+  }
+  setCreatedBy(createdBy) {
+    return this.#set("createdBy", createdBy);
+  }
+  setKeyValueMetadata(entries) {
+    return this.#set("keyValueMetadata", Object.fromEntries(entries));
+  }
+  setColumnDictionaryEnabled(column, enabled) {
+    const plain = this.#props.plainColumns.filter((name) => name !== column);
+    if (!enabled) plain.push(column);
+    return this.#set("plainColumns", plain);
+  }
+  build() {
+    return { ...this.#props };
+  }
+}
+
+const Table = {
+  fromIPCStream(ipc) {
+    return native().tableFromIpcStream(ipc);
+  },
+};
+
+/** Files whose row groups are being read: bytes → the addon's parsed file (until `releaseParquet`). */
+const openFiles = new Map();
+
+function readParquet(bytes, options = {}) {
+  let file = openFiles.get(bytes);
+  if (file === undefined) {
+    file = native().openParquet(bytes);
+    openFiles.set(bytes, file);
+  }
+  const rowGroups = options.rowGroups ?? Array.from({ length: file.numRowGroups }, (_, i) => i);
+  return file.readRowGroups(rowGroups, options.batchSize ?? 1024);
+}
+
+/** Frees what `readParquet` holds for `bytes`: the caller reads no more of that file. */
+function releaseParquet(bytes) {
+  const file = openFiles.get(bytes);
+  if (file === undefined) return;
+  openFiles.delete(bytes);
+  file.free();
+}
+
+/**
+ * Encodes the batches a ReadableStream yields into one Parquet file; yields its bytes as row groups are
+ * flushed and the footer last. Each batch is freed once encoded. A failure is thrown, never swallowed.
+ */
+async function* transformParquetStream(batches, props) {
+  const reader = batches.getReader();
+  let writer;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      try {
+        writer ??= new (native().NativeFileWriter)(value.schema, props);
+        const flushed = writer.write(value);
+        if (flushed) yield flushed;
+      } finally {
+        value.free();
+      }
+    }
+    if (writer === undefined) throw new Error("no batch to write a Parquet file from");
+    yield writer.finish();
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** One whole table as one Parquet file's bytes; the table is freed, as parquet-wasm's writeParquet does. */
+function writeParquet(table, props) {
+  try {
+    return native().writeParquet(table, props);
+  } finally {
+    table.free();
+  }
+}
+
+function wasmMemory() {
+  return { buffer: { byteLength: native().heapHighWaterBytes() } };
+}
+
+module.exports = {
+  available: addon !== undefined,
+  Compression,
+  WriterVersion,
+  EnabledStatistics,
+  WriterPropertiesBuilder,
+  Table,
+  readParquet,
+  releaseParquet,
+  transformParquetStream,
+  writeParquet,
+  wasmMemory,
+};

@@ -1,0 +1,59 @@
+/**
+ * Types of index.cjs: the part of parquet-wasm's API the encoder worker uses, served natively. Arrow values
+ * are opaque handles; `free()` releases one at once.
+ */
+export declare const available: boolean;
+export declare const Compression: {
+  readonly UNCOMPRESSED: string;
+  readonly SNAPPY: string;
+  readonly ZSTD: string;
+};
+export declare const WriterVersion: { readonly V1: string; readonly V2: string };
+export declare const EnabledStatistics: {
+  readonly None: string;
+  readonly Chunk: string;
+  readonly Page: string;
+};
+export interface WriterProperties {
+  readonly [key: string]: unknown;
+}
+export declare class WriterPropertiesBuilder {
+  setWriterVersion(version: string): this;
+  setCompression(codec: string): this;
+  setMaxRowGroupSize(rows: number): this;
+  setMaxRowGroupBytes(bytes: number): this;
+  setStatisticsEnabled(level: string): this;
+  setCreatedBy(createdBy: string): this;
+  setKeyValueMetadata(entries: Map<string, string>): this;
+  setColumnDictionaryEnabled(column: string, enabled: boolean): this;
+  build(): WriterProperties;
+}
+/** An Arrow schema held natively (opaque). */
+export interface NativeSchema {
+  readonly __nativeSchema?: never;
+}
+export interface NativeBatch {
+  readonly numRows: number;
+  readonly schema: NativeSchema;
+  slice(offset: number, length: number): NativeBatch;
+  withSchema(schema: NativeSchema): NativeBatch;
+  free(): void;
+}
+export interface NativeTable {
+  readonly numRows: number;
+  readonly schema: NativeSchema;
+  recordBatches(): NativeBatch[];
+  free(): void;
+}
+export declare const Table: { fromIPCStream(ipc: Uint8Array): NativeTable };
+export declare function readParquet(
+  bytes: Uint8Array,
+  options?: { rowGroups?: number[]; batchSize?: number },
+): NativeTable;
+export declare function releaseParquet(bytes: Uint8Array): void;
+export declare function transformParquetStream(
+  batches: ReadableStream<NativeBatch>,
+  props: WriterProperties,
+): AsyncIterable<Uint8Array>;
+export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
+export declare function wasmMemory(): { buffer: { byteLength: number } };

@@ -1,0 +1,106 @@
+//! Arrow data held natively for JavaScript: a schema, a record batch, a table of batches; Arrow IPC streams in.
+//! `free` releases a value's buffers at once (JavaScript's collector may run much later).
+
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::StreamReader;
+use arrow_schema::SchemaRef;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+pub(crate) fn failure(error: impl std::fmt::Display) -> Error {
+    Error::from_reason(error.to_string())
+}
+
+fn freed() -> Error {
+    Error::from_reason("native Arrow value used after free")
+}
+
+#[napi]
+pub struct NativeSchema {
+    pub(crate) inner: SchemaRef,
+}
+
+#[napi]
+pub struct NativeBatch {
+    pub(crate) inner: Option<RecordBatch>,
+}
+
+impl NativeBatch {
+    pub(crate) fn batch(&self) -> Result<&RecordBatch> {
+        self.inner.as_ref().ok_or_else(freed)
+    }
+}
+
+#[napi]
+impl NativeBatch {
+    #[napi(getter)]
+    pub fn num_rows(&self) -> Result<u32> {
+        Ok(self.batch()?.num_rows() as u32)
+    }
+
+    #[napi(getter)]
+    pub fn schema(&self) -> Result<NativeSchema> {
+        Ok(NativeSchema { inner: self.batch()?.schema() })
+    }
+
+    /// Rows [offset, offset + length), sharing this batch's buffers.
+    #[napi(catch_unwind)]
+    pub fn slice(&self, offset: u32, length: u32) -> Result<NativeBatch> {
+        let batch = self.batch()?;
+        if offset as usize + length as usize > batch.num_rows() {
+            return Err(Error::from_reason("slice past the batch's rows"));
+        }
+        Ok(NativeBatch { inner: Some(batch.slice(offset as usize, length as usize)) })
+    }
+
+    /// The same columns under `schema`, refused unless `schema` contains the batch's own (names, types).
+    #[napi(catch_unwind)]
+    pub fn with_schema(&self, schema: &NativeSchema) -> Result<NativeBatch> {
+        let relabelled = self.batch()?.clone().with_schema(schema.inner.clone()).map_err(failure)?;
+        Ok(NativeBatch { inner: Some(relabelled) })
+    }
+
+    #[napi]
+    pub fn free(&mut self) {
+        self.inner = None;
+    }
+}
+
+#[napi]
+pub struct NativeTable {
+    pub(crate) schema: SchemaRef,
+    pub(crate) batches: Vec<RecordBatch>,
+}
+
+#[napi]
+impl NativeTable {
+    #[napi(getter)]
+    pub fn schema(&self) -> NativeSchema {
+        NativeSchema { inner: self.schema.clone() }
+    }
+
+    #[napi(getter)]
+    pub fn num_rows(&self) -> u32 {
+        self.batches.iter().map(|b| b.num_rows() as u32).sum()
+    }
+
+    /// The table's batches (they share its buffers).
+    #[napi]
+    pub fn record_batches(&self) -> Vec<NativeBatch> {
+        self.batches.iter().map(|b| NativeBatch { inner: Some(b.clone()) }).collect()
+    }
+
+    #[napi]
+    pub fn free(&mut self) {
+        self.batches = Vec::new();
+    }
+}
+
+/// An Arrow IPC stream's schema and batches.
+#[napi(catch_unwind)]
+pub fn table_from_ipc_stream(ipc: &[u8]) -> Result<NativeTable> {
+    let reader = StreamReader::try_new(std::io::Cursor::new(ipc), None).map_err(failure)?;
+    let schema = reader.schema();
+    let batches = reader.collect::<std::result::Result<Vec<_>, _>>().map_err(failure)?;
+    Ok(NativeTable { schema, batches })
+}

@@ -1,0 +1,191 @@
+/**
+ * The addon against parquet-wasm, the engine it stands in for (both are parquet-rs 59.3.2): for the same
+ * writer properties and the same Arrow input, the two write the same Parquet files (`sameParquet`: every byte
+ * before the footer equal, and equal footers once each column chunk's encodings and encoding stats are
+ * sorted: parquet-rs lists them in hash order, which differs between two runs of either engine), whole
+ * (`writeParquet`) or streamed batch by batch (`transformParquetStream`, with slices and relabelled batches as
+ * the encoder worker makes them); every Parquet data file of the shared fixtures (Spark, delta-rs, DAT)
+ * decodes to the same data in both (shown by re-encoding each decode with fixed properties); and bad input
+ * is a thrown error, never a crash of the process.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fixturesDir } from "@deltalite/tools/fixtures";
+import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
+import { tableFromIPC, tableToIPC } from "apache-arrow";
+import { parquetMetadata } from "hyparquet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const require = createRequire(import.meta.url);
+const native = require("../index.cjs");
+// biome-ignore lint/suspicious/noExplicitAny: parquet-wasm's node build, loaded the way the worker loads it
+const wasm: any = require("parquet-wasm");
+// biome-ignore lint/suspicious/noExplicitAny: either engine (the same API)
+type Engine = any;
+
+let oracle: Oracle;
+let dir: string;
+
+beforeAll(async () => {
+  oracle = await connectOracle();
+  dir = await mkdtemp(join(tmpdir(), "deltalite-native-"));
+});
+
+afterAll(async () => {
+  oracle.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The encoder worker's property calls (encoder-worker.ts `properties`), for either engine. */
+function props(
+  engine: Engine,
+  codec: "SNAPPY" | "ZSTD" | "UNCOMPRESSED",
+  rowGroupRows: number,
+  plain: string[],
+) {
+  let builder = new engine.WriterPropertiesBuilder()
+    .setWriterVersion(engine.WriterVersion.V1)
+    .setCompression(engine.Compression[codec])
+    .setMaxRowGroupSize(rowGroupRows)
+    .setMaxRowGroupBytes(1 << 20)
+    .setStatisticsEnabled(engine.EnabledStatistics.Page)
+    .setCreatedBy("deltalite engine parity")
+    .setKeyValueMetadata(new Map([["origin", "engine-parity"]]));
+  for (const column of plain) builder = builder.setColumnDictionaryEnabled(column, false);
+  return builder.build();
+}
+
+async function typeMatrixIpc(seed: number, rows: number): Promise<Uint8Array> {
+  const path = join(dir, `matrix-${seed}.arrow`);
+  await oracle.call("parquet_type_matrix", { out: path, rows, seed });
+  return tableToIPC(tableFromIPC(await readFile(path)), "stream");
+}
+
+/** Every chunk `transformParquetStream` yields for `batches`, joined. */
+async function streamed(engine: Engine, batches: unknown[], properties: unknown): Promise<Buffer> {
+  const input = new ReadableStream({
+    pull(controller) {
+      const next = batches.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(next);
+    },
+  });
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of await engine.transformParquetStream(input, properties)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** The worker's shapes of input: a file's row groups read back in small batches, sliced, relabelled. */
+function workerBatches(engine: Engine, file: Uint8Array, rowGroups: number[]): unknown[] {
+  const table = engine.readParquet(file, { rowGroups, batchSize: 37 });
+  const out: unknown[] = [];
+  for (const batch of table.recordBatches()) {
+    const half = Math.floor(batch.numRows / 2);
+    out.push(batch.slice(0, half).withSchema(table.schema), batch.slice(half, batch.numRows - half));
+    batch.free();
+  }
+  table.free();
+  return out;
+}
+
+/** A Parquet file as compared: its bytes before the footer, and its footer with sorted encodings. */
+function comparable(file: Uint8Array): { data: string; footer: unknown } {
+  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
+  const footerLength = bytes.readUInt32LE(bytes.length - 8);
+  const metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+  for (const group of metadata.row_groups) {
+    for (const column of group.columns) {
+      column.meta_data?.encodings.sort();
+      column.meta_data?.encoding_stats?.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    }
+  }
+  const data = bytes.subarray(0, bytes.length - 8 - footerLength).toString("base64");
+  return { data, footer: metadata };
+}
+
+function expectSameParquet(ours: Uint8Array, theirs: Uint8Array, what = ""): void {
+  expect(ours.byteLength, what).toBe(theirs.byteLength);
+  expect(comparable(ours), what).toEqual(comparable(theirs));
+}
+
+function parquetFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".parquet"))
+    .map((name) => join(root, name))
+    .sort();
+}
+
+describe("the addon writes and reads as parquet-wasm does", () => {
+  it("is built here (setup builds it with cargo)", () => {
+    expect(native.available).toBe(true);
+  });
+
+  it.each([
+    [1, "SNAPPY"],
+    [2, "ZSTD"],
+    [3, "UNCOMPRESSED"],
+  ] as const)(
+    "type matrix seed %i, %s: writeParquet and the streamed writer write parquet-wasm's files",
+    async (seed, codec) => {
+      const ipc = await typeMatrixIpc(seed, 700);
+      const plain = seed === 1 ? ["string_col"] : [];
+      const whole = (engine: Engine) =>
+        Buffer.from(engine.writeParquet(engine.Table.fromIPCStream(ipc), props(engine, codec, 250, plain)));
+      const ours = whole(native);
+      expectSameParquet(ours, whole(wasm));
+      expect(ours.subarray(0, 4).toString()).toBe("PAR1");
+
+      const streamedBy = (engine: Engine) =>
+        streamed(engine, workerBatches(engine, ours, [2, 0]), props(engine, codec, 100, plain));
+      const [nativeStream, wasmStream] = [await streamedBy(native), await streamedBy(wasm)];
+      expect(nativeStream.length).toBeGreaterThan(1000);
+      expectSameParquet(nativeStream, wasmStream);
+      native.releaseParquet(ours);
+    },
+  );
+
+  it("every Parquet data file of the shared fixtures decodes to parquet-wasm's data", () => {
+    const files = parquetFiles(fixturesDir());
+    expect(files.length).toBeGreaterThan(100);
+    let compared = 0;
+    for (const path of files) {
+      const bytes = new Uint8Array(readFileSync(path));
+      const reencoded = (engine: Engine) => {
+        try {
+          const table = engine.readParquet(bytes, { batchSize: 1000 });
+          return engine.writeParquet(table, props(engine, "UNCOMPRESSED", 1000, [])) as Uint8Array;
+        } catch {
+          return "refused";
+        }
+      };
+      const ours = reencoded(native);
+      native.releaseParquet(bytes);
+      const theirs = reencoded(wasm);
+      if (typeof ours === "string" || typeof theirs === "string") expect(ours, path).toEqual(theirs);
+      else {
+        expectSameParquet(ours, theirs, path);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it("bad input is a thrown error, and the process goes on", async () => {
+    const ipc = await typeMatrixIpc(4, 50);
+    const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 50, []));
+    expect(() => native.readParquet(file, { rowGroups: [7] })).toThrow(/row group 7/);
+    expect(() => native.readParquet(new Uint8Array([1, 2, 3]))).toThrow();
+    expect(() => native.Table.fromIPCStream(new Uint8Array(64))).toThrow();
+    const table = native.readParquet(file, { rowGroups: [0] });
+    const [batch] = table.recordBatches();
+    expect(() => batch.slice(10, 100)).toThrow(/past the batch/);
+    const other = native.Table.fromIPCStream(tableToIPC(tableFromIPC(ipc).select(["int_col"]), "stream"));
+    expect(() => batch.withSchema(other.schema)).toThrow();
+    batch.free();
+    expect(() => batch.numRows).toThrow(/after free/);
+    expect(native.wasmMemory().buffer.byteLength).toBeGreaterThan(1 << 16);
+  });
+});
