@@ -2,7 +2,8 @@
  * The published shape of every publishable package, checked on the tarballs `pnpm pack` makes (the packages
  * must be built: tools/test.sh runs `tsc -b` before vitest):
  * - every workspace package `deltalite` depends on is publishable, depends on the others through its
- *   `dependencies`, and declares every bare import of its built code;
+ *   `dependencies` (or `optionalDependencies`: the native Parquet engine), and declares every bare import of
+ *   its built code;
  * - `publint --strict` and `attw --profile esm-only` (the packages are ESM only, so attw's CommonJS and
  *   node10 resolution checks do not apply) pass on each tarball;
  * - apache-arrow is a required peer of every package whose built code imports it (one copy per app: the
@@ -38,6 +39,7 @@ interface Manifest {
   version: string;
   private?: boolean;
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
@@ -179,7 +181,8 @@ describe("publishable packages", () => {
       const pkg = byName.get(name);
       expect(pkg, name).toBeDefined();
       expect(pkg?.manifest.private, `${name} is private`).toBeFalsy();
-      for (const [dep, range] of Object.entries(pkg?.manifest.dependencies ?? {})) {
+      const runtime = { ...pkg?.manifest.dependencies, ...pkg?.manifest.optionalDependencies };
+      for (const [dep, range] of Object.entries(runtime)) {
         if (byName.has(dep)) {
           expect(range, `${name} → ${dep}`).toBe("workspace:*");
           visit(dep);

@@ -20,7 +20,7 @@ import { parquetMetadata } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const require = createRequire(import.meta.url);
-const native = require("../index.cjs");
+const native = require("../engine.cjs");
 // biome-ignore lint/suspicious/noExplicitAny: parquet-wasm's node build, loaded the way the worker loads it
 const wasm: any = require("parquet-wasm");
 // biome-ignore lint/suspicious/noExplicitAny: either engine (the same API)

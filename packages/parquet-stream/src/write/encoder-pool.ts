@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { DeltaLiteError } from "@deltalite/errors";
 import {
@@ -83,9 +84,11 @@ export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string
   if (asked !== "wasm") {
     let failure = "it is not installed";
     try {
-      const entry = require.resolve("@deltalite/parquet-native");
-      if ((require(entry) as { available: boolean }).available) return entry;
-      failure = "its addon is not built for this platform";
+      // engine.cjs at the package's root: CommonJS, which workers `require` by path (see its parquetNativeEngine).
+      const entry = join(dirname(require.resolve("@deltalite/parquet-native/package.json")), "engine.cjs");
+      const engine = require(entry) as { available: boolean; loadFailure?: string };
+      if (engine.available) return entry;
+      failure = engine.loadFailure ?? "its addon did not load";
     } catch {
       // not installed: parquet-wasm below
     }

@@ -1,5 +1,5 @@
 /**
- * The addon (parquet_native.node, built from src/ by build.mjs) behind the part of parquet-wasm's API that
+ * The addon (parquet_native.node, built from native/ by build.mjs) behind the part of parquet-wasm's API that
  * parquet-stream's encoder worker uses, so the worker runs unchanged on either engine: writer-property
  * builders and enums, `Table.fromIPCStream`, `readParquet` (one file's footer parsed once while its row
  * groups are read, `releaseParquet` ends that), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
@@ -131,16 +131,16 @@ function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
 
-module.exports = {
-  available: addon !== undefined,
-  Compression,
-  WriterVersion,
-  EnabledStatistics,
-  WriterPropertiesBuilder,
-  Table,
-  readParquet,
-  releaseParquet,
-  transformParquetStream,
-  writeParquet,
-  wasmMemory,
-};
+// One assignment per name, so that Node's ES module interop (cjs-module-lexer) sees every named export.
+exports.available = addon !== undefined;
+exports.loadFailure = loadFailure === undefined ? undefined : String(loadFailure.message ?? loadFailure);
+exports.Compression = Compression;
+exports.WriterVersion = WriterVersion;
+exports.EnabledStatistics = EnabledStatistics;
+exports.WriterPropertiesBuilder = WriterPropertiesBuilder;
+exports.Table = Table;
+exports.readParquet = readParquet;
+exports.releaseParquet = releaseParquet;
+exports.transformParquetStream = transformParquetStream;
+exports.writeParquet = writeParquet;
+exports.wasmMemory = wasmMemory;

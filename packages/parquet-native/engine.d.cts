@@ -1,8 +1,10 @@
 /**
- * Types of index.cjs: the part of parquet-wasm's API the encoder worker uses, served natively. Arrow values
+ * Types of engine.cjs: the part of parquet-wasm's API the encoder worker uses, served natively. Arrow values
  * are opaque handles; `free()` releases one at once.
  */
 export declare const available: boolean;
+/** Why the addon did not load, when it did not. */
+export declare const loadFailure: string | undefined;
 export declare const Compression: {
   readonly UNCOMPRESSED: string;
   readonly SNAPPY: string;
