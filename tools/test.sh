@@ -13,7 +13,7 @@ pnpm exec biome check .
 pnpm exec tsc -b
 bash tools/oracle/ensure-venv.sh
 pnpm exec vitest run "$@"
-if [ "$#" -eq 0 ] && node -e 'process.exit(require("./packages/parquet-native").available ? 0 : 1)'; then
+if [ "$#" -eq 0 ] && node -e 'process.exit(require("./packages/parquet-native/engine.cjs").available ? 0 : 1)'; then
   DELTALITE_PARQUET_ENGINE=wasm pnpm exec vitest run packages/parquet-stream \
     packages/merge-engine/test/upsert-parity.test.ts packages/merge-engine/test/upsert-passthrough.test.ts
 fi

@@ -20,6 +20,7 @@ import {
   encoderFor,
   encoderWorkerLimit,
   endEncoderWorker,
+  parquetEngineEntry,
   runningEncoderWorkers,
 } from "../src/write/encoder-pool.js";
 import { toIpc } from "../src/write/wasm-batches.js";
@@ -121,6 +122,16 @@ describe("parquet encoding on a worker thread", () => {
     });
     // One worker encoded them all: its WebAssembly memory is the encoder's high-water mark.
     expect(await encoderWasmMemoryBytes()).toBeGreaterThan(1 << 20);
+  });
+
+  it("runs the native engine when its addon is built, parquet-wasm when asked (DELTALITE_PARQUET_ENGINE)", () => {
+    expect(parquetEngineEntry({ DELTALITE_PARQUET_ENGINE: "wasm" })).toMatch(/parquet-wasm/);
+    // Setup builds the addon wherever cargo runs (DELTALITE_NATIVE_BUILD=0 skips it).
+    const built = process.env.DELTALITE_NATIVE_BUILD !== "0";
+    if (built) {
+      expect(parquetEngineEntry({})).toMatch(/parquet-native[\\/]engine\.cjs$/);
+      expect(parquetEngineEntry({ DELTALITE_PARQUET_ENGINE: "native" })).toBe(parquetEngineEntry({}));
+    } else expect(parquetEngineEntry({})).toMatch(/parquet-wasm/);
   });
 
   it("spread streams go to workers of their own up to the limit; the others share the first", async () => {
