@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-shot set-up on a fresh clone: pinned pnpm (never corepack), workspace install and build. Needs only
-# Node and npm. The Python oracle venv the tests use (delta-rs, pyarrow, moto, Spark) is built by the test
+# Node and npm; where cargo runs, the build also compiles the native Parquet engine (packages/parquet-native). The Python oracle venv the tests use (delta-rs, pyarrow, moto, Spark) is built by the test
 # command (tools/test.sh), not here. Safe to run again; every step reuses what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
