@@ -11,6 +11,7 @@
  */
 import { setMaxListeners } from "node:events";
 import {
+  Budget,
   CALL_LIMIT_DEFAULTS,
   CallBudgets,
   passthroughMaxBytes,
@@ -287,6 +288,7 @@ function attemptContext(
     },
     signal,
     written: [],
+    probeTurn: new Budget("probe turns", 1),
     changeDataFeed: changeDataFeedEnabled(snapshot.metadata),
     passthroughMaxBytes: passthroughMaxBytes(
       UPSERT_PASSTHROUGH_VARIABLE,
