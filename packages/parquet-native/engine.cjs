@@ -4,7 +4,8 @@
  * builders and enums, `Table.fromIPCStream`, `readParquet` (one file's footer parsed once while its row
  * groups are read, `releaseParquet` ends that), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
  * which here reports the addon's heap high-water mark. `available` is false when the addon is not built or
- * does not load on this platform; everything else then throws.
+ * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
+ * reader: the values of a column chunk it fetched, hashed off its thread.
  */
 "use strict";
 const { join } = require("node:path");
@@ -127,6 +128,16 @@ function writeParquet(table, props) {
   }
 }
 
+/**
+ * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` in row group `rowGroup`,
+ * decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its footer and the
+ * chunk): `{ rows, hashes, nulls }`. It runs on the libuv thread pool and reads the parts in place: change or
+ * transfer none of them until it settles.
+ */
+function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi) {
+  return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi);
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -143,4 +154,5 @@ exports.readParquet = readParquet;
 exports.releaseParquet = releaseParquet;
 exports.transformParquetStream = transformParquetStream;
 exports.writeParquet = writeParquet;
+exports.hashColumnValues = hashColumnValues;
 exports.wasmMemory = wasmMemory;

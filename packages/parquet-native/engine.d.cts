@@ -59,3 +59,19 @@ export declare function transformParquetStream(
 ): AsyncIterable<Uint8Array>;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
+/**
+ * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row
+ * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its
+ * footer with its trailer, and the chunk). Row i's hash is 8 little-endian bytes at 8i; `nulls[i]` is 1 for a
+ * NULL (hashed as no bytes). Runs on the libuv thread pool and reads the parts in place: change or transfer
+ * none of them until the promise settles.
+ */
+export declare function hashColumnValues(
+  size: number,
+  offsets: number[],
+  parts: Uint8Array[],
+  rowGroup: number,
+  leaf: number,
+  seedLo: number,
+  seedHi: number,
+): Promise<{ rows: number; hashes: Uint8Array; nulls?: Uint8Array | null }>;

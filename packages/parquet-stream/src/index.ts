@@ -4,5 +4,6 @@
  * Arrow → Parquet writer that returns each written file's parsed footer.
  */
 export * from "./arrow/index.js";
+export { parquetEngineName } from "./engine.js";
 export * from "./read/index.js";
 export * from "./write/index.js";

@@ -8,6 +8,7 @@
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
 import { describe, expect, it } from "vitest";
+import { parquetEngineEntry } from "../src/engine.js";
 import {
   encoderWasmMemoryBytes,
   parquetFileStream,
@@ -20,7 +21,6 @@ import {
   encoderFor,
   encoderWorkerLimit,
   endEncoderWorker,
-  parquetEngineEntry,
   runningEncoderWorkers,
 } from "../src/write/encoder-pool.js";
 import { toIpc } from "../src/write/wasm-batches.js";

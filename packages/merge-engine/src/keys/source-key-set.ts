@@ -230,6 +230,29 @@ export class SourceKeySet {
     return hits;
   }
 
+  /**
+   * True when the hash of a non-NULL row of `hashWords` ((lo, hi) pairs, `nulls[i]` 1 for a NULL row) is
+   * the hash of a key of the set: a key in common, or a hash collision. False proves that no row's key is in
+   * the set (MERGE equality; not for a null-safe set, whose NULL keys match).
+   */
+  mayHoldAnyHash(hashWords: Uint32Array, nulls: Uint8Array | undefined): boolean {
+    if (this.size === 0) return false;
+    const slots = this.slots;
+    const mask = this.mask;
+    const data = this.entryData;
+    for (let row = 0; 2 * row < hashWords.length; row++) {
+      if (nulls !== undefined && nulls[row] === 1) continue;
+      const lo = hashWords[2 * row] as number;
+      const hi = hashWords[2 * row + 1] as number;
+      for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
+        const entry = (slots[slot] as number) - 1;
+        if (entry < 0) break;
+        if (data[4 * entry] === lo && data[4 * entry + 1] === hi) return true;
+      }
+    }
+    return false;
+  }
+
   /** True as soon as one row of `keys` is in the set (the probe's question). */
   containsAny(keys: EncodedKeys): boolean {
     checkComparable(this, keys);

@@ -1,6 +1,7 @@
 /**
  * The upsert's test hooks, kept off the public `UpsertOptions`: the key hasher (tests force hash collisions
- * with it) and the budget observer (tests count live bytes with it). `upsertWithHooks` (upsert.ts) takes
+ * with it), the budget observer (tests count live bytes with it) and the switch of the probe's native value
+ * hashes. `upsertWithHooks` (upsert.ts) takes
  * them as a separate argument; inside the pipeline they travel merged into `InternalUpsertOptions`, so a
  * caller of the public `upsert` can never set them, even from untyped code.
  */
@@ -13,6 +14,11 @@ export interface UpsertHooks {
   keyHasher?: KeyHasher | undefined;
   /** Told every admitted / released byte and every decoded batch held (tests count live bytes). */
   budgetObserver?: BudgetObserver | undefined;
+  /**
+   * False: the probe always reads and encodes the key column in JavaScript (tests that bound its decoded
+   * batches). Default: the native engine's value hashes first where they apply (probe.ts).
+   */
+  valueHashProbe?: boolean | undefined;
 }
 
 /** The options as the pipeline's steps read them: the caller's options and the hooks of this call. */
@@ -20,5 +26,10 @@ export type InternalUpsertOptions = UpsertOptions & UpsertHooks;
 
 /** `options` with exactly `hooks` as its hooks (whatever hook-named keys the caller's object carried). */
 export function withHooks(options: UpsertOptions, hooks: UpsertHooks): InternalUpsertOptions {
-  return { ...options, keyHasher: hooks.keyHasher, budgetObserver: hooks.budgetObserver };
+  return {
+    ...options,
+    keyHasher: hooks.keyHasher,
+    budgetObserver: hooks.budgetObserver,
+    valueHashProbe: hooks.valueHashProbe,
+  };
 }

@@ -25,18 +25,18 @@ import {
 import type { WrittenFile } from "@deltalite/parquet-stream";
 import { type HashCollection, type ProbeCache, ProbeKeys } from "@deltalite/probe-cache";
 import type { KeyHasher } from "../keys/key-hasher.js";
+import type { InternalUpsertOptions } from "./hooks.js";
 import { fileHoldsSourceKey } from "./probe.js";
 import { type RewriteResult, rewritePartition } from "./rewrite.js";
 import { checkAborted, type TableShape, targetFileSizeOf } from "./shape.js";
 import type { SourcePartition } from "./source-batch.js";
 import { sourceKeyRanges, statsMayHoldKey } from "./stats-prune.js";
-import type { UpsertOptions } from "./types.js";
 
 /** What one attempt shares across its partitions. */
 export interface AttemptContext {
   snapshot: Snapshot;
   shape: TableShape;
-  options: UpsertOptions;
+  options: InternalUpsertOptions;
   budgets: CallBudgets;
   cache: ProbeCache;
   cacheTable: string;
@@ -154,6 +154,7 @@ async function probePartition(
         ctx.read,
         collection,
         ctx.hasher,
+        options.valueHashProbe !== false,
       );
     } finally {
       filePermit.release();

@@ -10,13 +10,51 @@
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
+import type { ParquetReader } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
-import type { RecordBatch, Schema } from "apache-arrow";
+import { DataType, type RecordBatch, type Schema } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
-import type { KeyHasher } from "../keys/key-hasher.js";
+import { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
 import { footerHandoff } from "./footer-handoff.js";
 import { type HashKeeper, hashHandoff } from "./hash-handoff.js";
+
+/**
+ * Whether the probe may first ask the native engine for the key column's value hashes: one string or binary
+ * key column (its canonical bytes are the value's bytes, encode-keys.ts) hashed by the default hasher itself
+ * (an injected hasher is always called, whatever its id).
+ */
+function hashesSuffice(keys: SourceKeySet, keySchema: Schema, hasher: KeyHasher): boolean {
+  const type = keySchema.fields[0]?.type;
+  return (
+    keys.columns.length === 1 &&
+    keySchema.fields.length === 1 &&
+    !keys.nullSafe &&
+    hasher === defaultKeyHasher &&
+    type !== undefined &&
+    (DataType.isUtf8(type) || DataType.isBinary(type))
+  );
+}
+
+/**
+ * Every row group's value hashes of the single key column when none is a source key's hash: the file holds
+ * no source key. Undefined when one is (a key in common, or a collision: the exact probe decides), or when
+ * the native engine cannot give them (the exact probe reads the column).
+ */
+async function missedByValueHashes(
+  reader: ParquetReader,
+  keys: SourceKeySet,
+  signal: AbortSignal | undefined,
+): Promise<{ hashWords: Uint32Array; nulls: Uint8Array | undefined }[] | undefined> {
+  const column = keys.columns[0] as string;
+  const groups: { hashWords: Uint32Array; nulls: Uint8Array | undefined }[] = [];
+  for (let g = 0; g < reader.numRowGroups; g++) {
+    const hashes = await reader.valueHashes(g, column, KEY_HASH_SEED, signal);
+    if (hashes === undefined || keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) return undefined;
+    groups.push(hashes);
+  }
+  return groups;
+}
 
 export async function fileHoldsSourceKey(
   store: ObjectStore,
@@ -26,6 +64,7 @@ export async function fileHoldsSourceKey(
   context: LiveFileReadContext,
   collection: HashCollection | undefined,
   hasher: KeyHasher,
+  valueHashes = true,
 ): Promise<boolean> {
   if (keys.size === 0) {
     collection?.abort();
@@ -38,6 +77,14 @@ export async function fileHoldsSourceKey(
     if (!keySchema.fields.every((f) => present.has(f.name))) {
       collection?.commit(); // no non-NULL key at all: an empty set
       return false;
+    }
+    if (valueHashes && hashesSuffice(keys, keySchema, hasher)) {
+      const missed = await missedByValueHashes(reader, keys, context.signal);
+      if (missed !== undefined) {
+        for (const { hashWords, nulls } of missed) collection?.add(hashWords, nulls);
+        collection?.commit();
+        return false;
+      }
     }
     // The probe reads ahead the reader's default (one row group), whatever the rewrite's knob says.
     const probeContext = { ...context, knobs: { ...context.knobs, readAheadRowGroups: undefined } };

@@ -46,6 +46,8 @@ export async function readParquetFooter(
 /** The footer plus the tail bytes the first GET brought back (`tailStart` = their offset in the file). */
 export interface FooterAndTail {
   metadata: FileMetaData;
+  /** The footer's bytes with the file's 8-byte trailer (a copy: it outlives `tail`). */
+  footer: Uint8Array;
   /** The bytes the first GET brought back, kept for serving column chunks (empty when not kept). */
   tail: Uint8Array;
   tailStart: number;
@@ -79,6 +81,7 @@ export async function readFooterAndTail(
       });
       return {
         metadata: parseFooter(footer, key),
+        footer,
         tail: new Uint8Array(0),
         tailStart: options.size,
         releaseTail: noRelease,
@@ -132,7 +135,7 @@ async function readTail(
     footer.set(missing, 0);
     footer.set(tail, footerLength - first);
   }
-  return { metadata: parseFooter(footer, key), tail, tailStart: size - first };
+  return { metadata: parseFooter(footer, key), footer: footer.slice(), tail, tailStart: size - first };
 }
 
 /** The footer's length with its 8-byte trailer, from the file's last bytes `tail` (magic and bounds checked). */
@@ -153,8 +156,16 @@ function footerLengthOf(tail: Uint8Array, size: number, key: string): number {
 
 /** The footer of the whole Parquet file `bytes`, parsed as readParquetFooter parses it. */
 export function parquetFooterOfBytes(bytes: Uint8Array, key: string): FileMetaData {
-  const footerLength = footerLengthOf(bytes, bytes.byteLength, key);
-  return parseFooter(bytes.subarray(bytes.byteLength - footerLength), key);
+  return parseFooter(footerBytesOf(bytes, bytes.byteLength, key), key);
+}
+
+/** The footer with its trailer, from `end`: the last bytes of a file of `size` bytes (a view). */
+export function footerBytesOf(end: Uint8Array, size: number, key: string): Uint8Array {
+  const footerLength = footerLengthOf(end, size, key);
+  if (footerLength > end.byteLength) {
+    throw new DeltaLiteError("generic", `Parquet file ${key}: the footer lies beyond the bytes given`);
+  }
+  return end.subarray(end.byteLength - footerLength);
 }
 
 function parseFooter(footer: Uint8Array, key: string): FileMetaData {

@@ -15,12 +15,13 @@ import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
 import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
+import { nativeValueHasher } from "../engine.js";
 import { type ReadAdmission, type Release, recordBatchBytes } from "./admission.js";
 import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodePages, LeafCursor } from "./column-chunk.js";
 import { readerCompressors } from "./decompressors.js";
 import { type ByteSpan, coalesceSpans, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
-import { DEFAULT_FOOTER_HINT_BYTES, readFooterAndTail } from "./footer.js";
+import { DEFAULT_FOOTER_HINT_BYTES, footerBytesOf, readFooterAndTail } from "./footer.js";
 import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
 
 /** hyparquet's parsed footer; hand `reader.metadata` to the next reader of the same file. */
@@ -91,7 +92,7 @@ export async function openParquetReader(
   if (options.metadata) {
     return new ParquetReader(store, key, options, options.metadata, await readerCompressors());
   }
-  const { metadata, tail, tailStart, releaseTail } = await readFooterAndTail(store, key, {
+  const { metadata, footer, tail, tailStart, releaseTail } = await readFooterAndTail(store, key, {
     size: options.size,
     footerHintBytes: options.footerHintBytes ?? DEFAULT_FOOTER_HINT_BYTES,
     signal: options.signal,
@@ -102,6 +103,7 @@ export async function openParquetReader(
       bytes: tail,
       start: tailStart,
       release: releaseTail,
+      footer,
     });
   } catch (error) {
     releaseTail();
@@ -126,6 +128,8 @@ export class ParquetReader {
    * memory, so a file smaller than the hint costs one GET in all.
    */
   #tail: { bytes: Uint8Array; start: number; release?: Release } | undefined;
+  /** The footer's bytes with the trailer, for the native engine (undefined when the reader never had them). */
+  #footer: Uint8Array | undefined;
 
   constructor(
     store: ObjectStore,
@@ -133,7 +137,7 @@ export class ParquetReader {
     options: OpenParquetReaderOptions,
     metadata: ParquetMetadata,
     compressors: Compressors,
-    tail?: { bytes: Uint8Array; start: number; release?: Release },
+    tail?: { bytes: Uint8Array; start: number; release?: Release; footer?: Uint8Array },
   ) {
     this.store = store;
     this.key = key;
@@ -149,6 +153,7 @@ export class ParquetReader {
     this.#schema = schema;
     this.#limiter = new RequestLimiter(options.rangeGetConcurrency ?? DEFAULT_RANGE_GET_CONCURRENCY);
     this.#tail = tail;
+    this.#footer = tail?.footer ?? footerInTail(tail, options.size, key);
   }
 
   get numRows(): number {
@@ -225,6 +230,64 @@ export class ParquetReader {
     const { bytes, release } = await this.#fetch(rowGroup, nodes, options.signal);
     try {
       return this.#decode(rowGroup, nodes, bytes, undefined).next().value!;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * XXH64 under `seed` of each value of the top-level BYTE_ARRAY column `column` in row group `rowGroup`
+   * (string or binary: no conversion), decoded and hashed by the native engine off this thread: row i's hash
+   * as (lo, hi) at 2i, 2i + 1, NULL rows flagged (hashed as no bytes). Undefined, with nothing held, when
+   * this process runs parquet-wasm, the reader has no footer bytes (it was opened from a parsed footer), the
+   * column is another kind, or the native engine cannot decode it: read the column instead. The chunk is
+   * fetched under the reader's admission, and 9 bytes a row are admitted as decoded.
+   */
+  async valueHashes(
+    rowGroup: number,
+    column: string,
+    seed: bigint,
+    signal?: AbortSignal,
+  ): Promise<{ hashWords: Uint32Array; nulls: Uint8Array | undefined } | undefined> {
+    const hash = nativeValueHasher();
+    const footer = this.#footer;
+    const node = this.#schema.byName.get(column);
+    if (hash === undefined || footer === undefined || node?.kind !== "leaf" || node.slotRep !== 0)
+      return undefined;
+    if (node.conversion !== "utf8" && node.conversion !== "binary") return undefined;
+    const group = this.#rowGroup(rowGroup);
+    const rows = Number(group.num_rows);
+    const span = chunkSpan(this.#chunkMeta(group.columns[node.columnIndex]?.meta_data, node.columnIndex));
+    const { bytes, release } = await this.#fetch(rowGroup, [node], signal);
+    try {
+      const admission = this.#options.admission;
+      const admitted = admission
+        ? await admission.admitDecode(9 * rows, signal ?? this.#options.signal)
+        : noRelease;
+      try {
+        const seedLo = Number(BigInt.asUintN(32, seed));
+        const seedHi = Number(BigInt.asUintN(32, seed >> 32n));
+        const offsets = [this.size - footer.byteLength, span.start];
+        const out = await hash(
+          this.size,
+          offsets,
+          [footer, bytes[0]!],
+          rowGroup,
+          node.columnIndex,
+          seedLo,
+          seedHi,
+        );
+        if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
+        const h = out.hashes;
+        return {
+          hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
+          nulls: out.nulls ?? undefined,
+        };
+      } catch {
+        return undefined; // the native engine could not decode it: the JavaScript reader will say why
+      } finally {
+        admitted();
+      }
     } finally {
       release();
     }
@@ -439,6 +502,20 @@ export class ParquetReader {
       yield new RecordBatch(schema, data);
       if (numRows === 0) break;
     }
+  }
+}
+
+/** The footer's bytes within a tail that ends the file (a file read whole), else undefined. */
+function footerInTail(
+  tail: { bytes: Uint8Array; start: number } | undefined,
+  size: number,
+  key: string,
+): Uint8Array | undefined {
+  if (tail === undefined || tail.start + tail.bytes.byteLength !== size) return undefined;
+  try {
+    return footerBytesOf(tail.bytes, size, key);
+  } catch {
+    return undefined;
   }
 }
 

@@ -8,11 +8,10 @@
  * come back in order. A stream that fails is dropped in the worker; a worker that fails (an error, an exit) fails every
  * stream it served, and the next stream starts a new one.
  */
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { DeltaLiteError } from "@deltalite/errors";
+import { parquetEngineEntry } from "../engine.js";
 import {
   type EncoderSettings,
   encoderWorkerSource,
@@ -70,36 +69,6 @@ export class SharedEncoder {
     for (const session of [...this.sessions.values()]) session.fail(failure);
     this.sessions.clear();
   }
-}
-
-/**
- * The Parquet engine the workers run, as the module path they `require`: @deltalite/parquet-native (parquet-rs
- * compiled for this platform) when it is installed and loads, else parquet-wasm (the same parquet-rs in
- * WebAssembly, portable, with a cold phase of a few hundred ms per process before V8 optimises it).
- * `DELTALITE_PARQUET_ENGINE=wasm` or `native` forces one (`native` fails when the addon does not load).
- */
-export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string {
-  const require = createRequire(import.meta.url);
-  const asked = env.DELTALITE_PARQUET_ENGINE;
-  if (asked !== "wasm") {
-    let failure = "it is not installed";
-    try {
-      // engine.cjs at the package's root: CommonJS, which workers `require` by path (see its parquetNativeEngine).
-      const entry = join(dirname(require.resolve("@deltalite/parquet-native/package.json")), "engine.cjs");
-      const engine = require(entry) as { available: boolean; loadFailure?: string };
-      if (engine.available) return entry;
-      failure = engine.loadFailure ?? "its addon did not load";
-    } catch {
-      // not installed: parquet-wasm below
-    }
-    if (asked === "native") {
-      throw new DeltaLiteError(
-        "invalid_argument",
-        `DELTALITE_PARQUET_ENGINE=native, but @deltalite/parquet-native: ${failure}`,
-      );
-    }
-  }
-  return require.resolve("parquet-wasm");
 }
 
 let source: string | undefined;

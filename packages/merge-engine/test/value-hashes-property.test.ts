@@ -1,0 +1,118 @@
+/**
+ * The probe's native key hashes (parquet-stream `valueHashes`) are the JavaScript key hashes, on files our
+ * own writer makes in every shape it makes them: for random string and binary columns (empty values,
+ * NULLs, non-ASCII, repeated values), each codec, dictionary or plain pages, several row groups per file,
+ * the hashes and NULL flags of each row group equal `encodeKeys` of the same row group read back in
+ * JavaScript. A mismatch would make the probe call a file with a source key a miss, and the upsert would
+ * keep the replaced rows. On parquet-wasm there are no native hashes, and `valueHashes` says so.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalFileStore } from "@deltalite/object-store";
+import { openParquetReader, parquetEngineName, writeParquetFiles } from "@deltalite/parquet-stream";
+import {
+  Binary,
+  Field,
+  type RecordBatch,
+  Schema,
+  Table,
+  Utf8,
+  type Vector,
+  vectorFromArray,
+} from "apache-arrow";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeKeys } from "../src/index.js";
+import { KEY_HASH_SEED } from "../src/keys/key-hasher.js";
+
+const codecs = ["snappy", "zstd", "uncompressed"] as const;
+
+/** One batch of the given columns. */
+function batchOf(columns: Record<string, Vector>): RecordBatch {
+  return new Table(columns).batches[0] as RecordBatch;
+}
+
+describe("native value hashes equal the JavaScript key hashes", () => {
+  let dir: string;
+  let store: LocalFileStore;
+  let n = 0;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "deltalite-value-hashes-"));
+    store = new LocalFileStore(dir);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const text = fc.oneof(fc.string({ unit: "grapheme", maxLength: 12 }), fc.constantFrom("", "a", "\u0000"));
+  const bytes = fc.uint8Array({ maxLength: 12 });
+  const column = fc.oneof(
+    fc.record({
+      binary: fc.constant(false),
+      values: fc.array(fc.option(text), { minLength: 1, maxLength: 300 }),
+    }),
+    fc.record({
+      binary: fc.constant(true),
+      values: fc.array(fc.option(bytes), { minLength: 1, maxLength: 300 }),
+    }),
+  );
+
+  it("for random string and binary columns, codecs, page encodings and row groups", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        column,
+        fc.constantFrom(...codecs),
+        fc.boolean(),
+        fc.integer({ min: 7, max: 400 }),
+        async ({ binary, values }, codec, plain, maxRowGroupRows) => {
+          const type = binary ? new Binary() : new Utf8();
+          const schema = new Schema([new Field("k", type, true)]);
+          const batch = batchOf({ k: vectorFromArray(values as never[], type) });
+          const key = `f${n++}.parquet`;
+          const [file] = await writeParquetFiles(store, [batch], {
+            schema,
+            nextKey: () => key,
+            codec,
+            maxRowGroupRows,
+            plainColumns: plain ? ["k"] : [],
+          });
+          const reader = await openParquetReader(store, key, { size: file?.size ?? 0 });
+          let group = 0;
+          for await (const part of reader.readRowGroups({ columns: ["k"] })) {
+            const got = await reader.valueHashes(group++, "k", KEY_HASH_SEED);
+            if (parquetEngineName() !== "native") {
+              expect(got).toBeUndefined();
+              continue;
+            }
+            const keys = encodeKeys(part, ["k"]);
+            expect([...(got?.hashWords ?? [])]).toEqual([...keys.hashWords.subarray(0, 2 * keys.length)]);
+            const flags = Array.from({ length: keys.length }, (_, i) => (keys.isNullKey(i) ? 1 : 0));
+            expect([...(got?.nulls ?? new Uint8Array(keys.length))]).toEqual(flags);
+          }
+          expect(group).toBe(Math.ceil(values.length / maxRowGroupRows));
+          reader.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("gives none for a column that is not a byte array, or a reader opened from a parsed footer", async () => {
+    const batch = batchOf({
+      k: vectorFromArray(["a", "b", null]),
+      n: vectorFromArray([1, 2, 3]),
+    });
+    const [file] = await writeParquetFiles(store, [batch], {
+      schema: batch.schema,
+      nextKey: () => "other.parquet",
+    });
+    const size = file?.size ?? 0;
+    const reader = await openParquetReader(store, "other.parquet", { size });
+    expect(await reader.valueHashes(0, "n", KEY_HASH_SEED)).toBeUndefined();
+    const native = await reader.valueHashes(0, "k", KEY_HASH_SEED);
+    expect(native === undefined).toBe(parquetEngineName() !== "native");
+    const fromFooter = await openParquetReader(store, "other.parquet", { size, metadata: reader.metadata });
+    expect(await fromFooter.valueHashes(0, "k", KEY_HASH_SEED)).toBeUndefined();
+  });
+});

@@ -1,0 +1,193 @@
+//! Per-row hashes of one byte-array column, decoded from the ranges of its file a JavaScript reader fetched
+//! (the footer and the column's chunk: a sparse view of the file) on the libuv thread pool. Row i's hash is
+//! XXH64 of its value's bytes under the caller's seed, and of no bytes for a NULL (flagged apart). Only the
+//! hashes cross back to JavaScript, never the values: an upsert's probe asks whether any of them is a source
+//! key's, and reads the column itself only when one is.
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::DataType;
+use bytes::{Buf, Bytes};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ProjectionMask;
+use parquet::errors::ParquetError;
+use parquet::file::reader::{ChunkReader, Length};
+use xxhash_rust::xxh64::xxh64;
+
+use crate::batch::failure;
+
+/// Some byte ranges of a file of `size` bytes; reading outside them is an error, never a guess.
+struct SparseFile {
+    size: u64,
+    /// (offset in the file, bytes), sorted by offset.
+    parts: Vec<(u64, Bytes)>,
+}
+
+impl SparseFile {
+    fn slice(&self, start: u64, length: Option<usize>) -> parquet::errors::Result<Bytes> {
+        let at = self.parts.partition_point(|(offset, _)| *offset <= start);
+        if at > 0 {
+            let (offset, bytes) = &self.parts[at - 1];
+            let from = (start - offset) as usize;
+            let to = length.map_or(bytes.len(), |n| from.saturating_add(n));
+            if from <= bytes.len() && to <= bytes.len() {
+                return Ok(bytes.slice(from..to));
+            }
+        }
+        Err(ParquetError::General(format!(
+            "bytes at offset {start} (length {length:?}) were not among the fetched ranges of the file"
+        )))
+    }
+}
+
+impl Length for SparseFile {
+    fn len(&self) -> u64 {
+        self.size
+    }
+}
+
+impl ChunkReader for SparseFile {
+    type T = bytes::buf::Reader<Bytes>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(self.slice(start, None)?.reader())
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.slice(start, Some(length))
+    }
+}
+
+/// Row i's hash as 8 little-endian bytes at 8i (the (lo, hi) words JavaScript reads), and NULL flags.
+#[napi(object)]
+pub struct ValueHashes {
+    pub rows: u32,
+    pub hashes: Buffer,
+    /// 1 for a NULL value; absent when the column holds none.
+    pub nulls: Option<Buffer>,
+}
+
+/// One call's work, run on the libuv thread pool. It holds references to the caller's buffers and reads them
+/// in place; the caller must neither change nor transfer them until the call settles.
+pub struct HashValues {
+    size: u64,
+    offsets: Vec<u64>,
+    parts: Vec<Uint8Array>,
+    row_group: u32,
+    leaf: u32,
+    seed: u64,
+}
+
+impl HashValues {
+    /// The parts as a sparse file. Its `Bytes` borrow `self.parts` and must not outlive this task: every
+    /// value made from them (the file, the decoded array) is dropped before `compute` returns.
+    fn sparse_file(&self) -> SparseFile {
+        let mut parts: Vec<(u64, Bytes)> = self
+            .offsets
+            .iter()
+            .zip(&self.parts)
+            .map(|(&offset, part)| {
+                let bytes: &[u8] = part;
+                (offset, Bytes::from_static(unsafe { std::mem::transmute::<&[u8], &'static [u8]>(bytes) }))
+            })
+            .collect();
+        parts.sort_by_key(|(offset, _)| *offset);
+        SparseFile { size: self.size, parts }
+    }
+}
+
+impl Task for HashValues {
+    type Output = (u32, Vec<u8>, Option<Vec<u8>>);
+    type JsValue = ValueHashes;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let run = std::panic::AssertUnwindSafe(|| {
+            let column = decode_leaf(self.sparse_file(), self.row_group, self.leaf)?;
+            hash_values(&column, self.seed)
+        });
+        std::panic::catch_unwind(run)
+            .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
+    }
+
+    fn resolve(&mut self, _env: Env, (rows, hashes, nulls): Self::Output) -> Result<Self::JsValue> {
+        Ok(ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into) })
+    }
+}
+
+/// The hashes of leaf column `leaf` (a Parquet leaf index; a top-level byte-array column) in row group
+/// `row_group` of a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given: its footer with
+/// the 8-byte trailer, and the column's chunk. XXH64 under the seed `seed_hi << 32 | seed_lo`.
+#[napi(catch_unwind)]
+pub fn hash_column_values(
+    size: i64,
+    offsets: Vec<i64>,
+    parts: Vec<Uint8Array>,
+    row_group: u32,
+    leaf: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+) -> Result<AsyncTask<HashValues>> {
+    if offsets.len() != parts.len() || size < 0 || offsets.iter().any(|&o| o < 0) {
+        return Err(Error::from_reason("hashColumnValues: offsets and parts do not match"));
+    }
+    let offsets = offsets.into_iter().map(|o| o as u64).collect();
+    let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
+    Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed }))
+}
+
+fn decode_leaf(file: SparseFile, row_group: u32, leaf: u32) -> Result<ArrayRef> {
+    // The Parquet types alone: a footer's `ARROW:schema` could ask for dictionary or view arrays, and only
+    // the values' bytes are wanted here.
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let metadata = ArrowReaderMetadata::load(&file, options).map_err(failure)?;
+    let parquet = metadata.metadata();
+    if row_group as usize >= parquet.num_row_groups() {
+        return Err(Error::from_reason(format!(
+            "row group {row_group} asked of a file with {}",
+            parquet.num_row_groups()
+        )));
+    }
+    let schema = parquet.file_metadata().schema_descr();
+    if leaf as usize >= schema.num_columns() {
+        return Err(Error::from_reason(format!("leaf column {leaf} asked of a file with {}", schema.num_columns())));
+    }
+    let mask = ProjectionMask::leaves(schema, [leaf as usize]);
+    let rows = parquet.row_group(row_group as usize).num_rows().max(1) as usize;
+    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+        .with_projection(mask)
+        .with_row_groups(vec![row_group as usize])
+        .with_batch_size(rows)
+        .build()
+        .map_err(failure)?;
+    let mut columns = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(failure)?;
+        if batch.num_columns() != 1 {
+            return Err(Error::from_reason("the leaf is not a top-level column"));
+        }
+        columns.push(batch.column(0).clone());
+    }
+    match columns.len() {
+        0 => Err(Error::from_reason("the row group has no rows")),
+        1 => Ok(columns.remove(0)),
+        _ => Err(Error::from_reason("the row group was decoded in more than one batch")),
+    }
+}
+
+/// Each value's bytes, hashed; NULLs hash no bytes and are flagged.
+fn hash_values(column: &ArrayRef, seed: u64) -> Result<(u32, Vec<u8>, Option<Vec<u8>>)> {
+    let rows = column.len();
+    let mut hashes = Vec::with_capacity(8 * rows);
+    let mut push = |value: Option<&[u8]>| hashes.extend_from_slice(&xxh64(value.unwrap_or(&[]), seed).to_le_bytes());
+    match column.data_type() {
+        DataType::Utf8 => column.as_string::<i32>().iter().for_each(|v| push(v.map(str::as_bytes))),
+        DataType::LargeUtf8 => column.as_string::<i64>().iter().for_each(|v| push(v.map(str::as_bytes))),
+        DataType::Binary => column.as_binary::<i32>().iter().for_each(|v| push(v)),
+        DataType::LargeBinary => column.as_binary::<i64>().iter().for_each(|v| push(v)),
+        other => return Err(Error::from_reason(format!("values of type {other} are not byte arrays"))),
+    }
+    let nulls = column.nulls().filter(|n| n.null_count() > 0).map(|n| n.iter().map(|valid| u8::from(!valid)).collect());
+    Ok((rows as u32, hashes, nulls))
+}

@@ -1,0 +1,76 @@
+/**
+ * Which Parquet engine this process uses: @deltalite/parquet-native (parquet-rs compiled for this platform)
+ * when it is installed and loads, else parquet-wasm (the same parquet-rs in WebAssembly, portable, with a cold
+ * phase of a few hundred ms per process before V8 optimises it). `DELTALITE_PARQUET_ENGINE=wasm` or `native`
+ * forces one (`native` fails when the addon does not load). The encoder workers `require` the engine's entry by
+ * path; a reader asks for the native engine's column-value hasher (none on parquet-wasm).
+ */
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { DeltaLiteError } from "@deltalite/errors";
+
+const require = createRequire(import.meta.url);
+
+/** The engine's module path, for `require` (the encoder workers load it by path). */
+export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string {
+  const asked = env.DELTALITE_PARQUET_ENGINE;
+  if (asked !== "wasm") {
+    let failure = "it is not installed";
+    try {
+      // engine.cjs at the package's root: CommonJS, which workers `require` by path (see its parquetNativeEngine).
+      const entry = join(dirname(require.resolve("@deltalite/parquet-native/package.json")), "engine.cjs");
+      const engine = require(entry) as { available: boolean; loadFailure?: string };
+      if (engine.available) return entry;
+      failure = engine.loadFailure ?? "its addon did not load";
+    } catch {
+      // not installed: parquet-wasm below
+    }
+    if (asked === "native") {
+      throw new DeltaLiteError(
+        "invalid_argument",
+        `DELTALITE_PARQUET_ENGINE=native, but @deltalite/parquet-native: ${failure}`,
+      );
+    }
+  }
+  return require.resolve("parquet-wasm");
+}
+
+/** Per-row hashes of a byte-array column: row i's as (lo, hi) words at 2i, 2i + 1; NULL rows flagged. */
+export interface ValueHashes {
+  rows: number;
+  hashes: Uint8Array;
+  nulls: Uint8Array | null | undefined;
+}
+
+/**
+ * Hashes (XXH64 under the seed (seedHi << 32) | seedLo) the values of leaf `leaf` in row group `rowGroup` of a
+ * file of `size` bytes, given only `parts[i]` at `offsets[i]` (the footer with its trailer, and the chunk), off
+ * the JavaScript thread. The parts are read in place: none may change or move until it settles.
+ */
+export type ColumnValueHasher = (
+  size: number,
+  offsets: number[],
+  parts: Uint8Array[],
+  rowGroup: number,
+  leaf: number,
+  seedLo: number,
+  seedHi: number,
+) => Promise<ValueHashes>;
+
+let hasher: ColumnValueHasher | null | undefined;
+
+/** The native engine's column-value hasher, or undefined when this process runs parquet-wasm. */
+export function nativeValueHasher(): ColumnValueHasher | undefined {
+  if (hasher === undefined) {
+    const entry = parquetEngineEntry();
+    hasher = entry.endsWith("engine.cjs")
+      ? (require(entry) as { hashColumnValues: ColumnValueHasher }).hashColumnValues
+      : null;
+  }
+  return hasher ?? undefined;
+}
+
+/** Which engine this process runs: "native" (@deltalite/parquet-native) or "wasm" (parquet-wasm). */
+export function parquetEngineName(): "native" | "wasm" {
+  return parquetEngineEntry().endsWith("engine.cjs") ? "native" : "wasm";
+}
