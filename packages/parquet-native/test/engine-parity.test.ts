@@ -6,7 +6,7 @@
  * (`writeParquet`) or streamed batch by batch (`transformParquetStream`, with slices and relabelled batches as
  * the encoder worker makes them); every Parquet data file of the shared fixtures (Spark, delta-rs, DAT)
  * decodes to the same data in both (shown by re-encoding each decode with fixed properties); and bad input
- * is a thrown error, never a crash of the process.
+ * (to the value hashes too) is a thrown error or a rejection, never a crash of the process.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -190,6 +190,16 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       batch.free();
       expect(() => batch.numRows).toThrow(/after free/);
       expect(native.wasmMemory().buffer.byteLength).toBeGreaterThan(1 << 16);
+      // Value hashes: parts that do not match, a range not given, a leaf that is no byte array.
+      const size = file.byteLength;
+      const footerLength = new DataView(file.buffer, file.byteOffset + size - 8, 4).getUint32(0, true) + 8;
+      const footer = file.subarray(size - footerLength);
+      expect(() => native.hashColumnValues(size, [0, 1], [footer], 0, 0, 1, 2)).toThrow(/do not match/);
+      await expect(native.hashColumnValues(size, [size - footerLength], [footer], 0, 0, 1, 2)).rejects.toThrow(
+        /not among the fetched ranges/,
+      );
+      await expect(native.hashColumnValues(size, [0], [file], 9, 0, 1, 2)).rejects.toThrow(/row group 9/);
+      await expect(native.hashColumnValues(size, [0], [new Uint8Array(64)], 0, 0, 1, 2)).rejects.toThrow();
     });
   },
 );
