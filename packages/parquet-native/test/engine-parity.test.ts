@@ -195,9 +195,9 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       const footerLength = new DataView(file.buffer, file.byteOffset + size - 8, 4).getUint32(0, true) + 8;
       const footer = file.subarray(size - footerLength);
       expect(() => native.hashColumnValues(size, [0, 1], [footer], 0, 0, 1, 2)).toThrow(/do not match/);
-      await expect(native.hashColumnValues(size, [size - footerLength], [footer], 0, 0, 1, 2)).rejects.toThrow(
-        /not among the fetched ranges/,
-      );
+      await expect(
+        native.hashColumnValues(size, [size - footerLength], [footer], 0, 0, 1, 2),
+      ).rejects.toThrow(/not among the fetched ranges/);
       await expect(native.hashColumnValues(size, [0], [file], 9, 0, 1, 2)).rejects.toThrow(/row group 9/);
       await expect(native.hashColumnValues(size, [0], [new Uint8Array(64)], 0, 0, 1, 2)).rejects.toThrow();
     });
