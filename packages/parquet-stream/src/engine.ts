@@ -57,20 +57,22 @@ export type ColumnValueHasher = (
   seedHi: number,
 ) => Promise<ValueHashes>;
 
+/** Which engine this process runs: "native" (@deltalite/parquet-native) or "wasm" (parquet-wasm). */
+export function parquetEngineName(): "native" | "wasm" {
+  return nativeEntry(parquetEngineEntry()) ? "native" : "wasm";
+}
+
+const nativeEntry = (entry: string): boolean => entry.endsWith("engine.cjs");
+
 let hasher: ColumnValueHasher | null | undefined;
 
 /** The native engine's column-value hasher, or undefined when this process runs parquet-wasm. */
 export function nativeValueHasher(): ColumnValueHasher | undefined {
   if (hasher === undefined) {
     const entry = parquetEngineEntry();
-    hasher = entry.endsWith("engine.cjs")
+    hasher = nativeEntry(entry)
       ? (require(entry) as { hashColumnValues: ColumnValueHasher }).hashColumnValues
       : null;
   }
   return hasher ?? undefined;
-}
-
-/** Which engine this process runs: "native" (@deltalite/parquet-native) or "wasm" (parquet-wasm). */
-export function parquetEngineName(): "native" | "wasm" {
-  return parquetEngineEntry().endsWith("engine.cjs") ? "native" : "wasm";
 }

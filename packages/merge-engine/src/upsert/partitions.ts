@@ -139,9 +139,10 @@ async function probePartition(
     }
     probed++;
     // Reading a local file (or bytes at hand) never waits on I/O, so without this a partition's probe ran
-    // as one long run of microtasks: the event loop, and with it the other partitions' rewrites (a hit
-    // file's larger read, the encoder worker's messages), waited for the probe to end. Recent 1M, 6
-    // interleaved pairs: 1,183 → 1,081 ms median call time, peak RSS unchanged (BENCHMARKS.md, session 13).
+    // as one long run of microtasks: the event loop, and with it the rewrite of the partition before (a hit
+    // file's larger read, the encoder worker's messages), waited for the probe to end. With the probe turns
+    // (runPartition), recent 1M, 8 interleaved pairs: 1,378 → 1,205 ms median call time, peak RSS 230 → 236
+    // MB; the yield alone, partitions still probing side by side, did not help (BENCHMARKS.md, session 13).
     await setImmediate();
     const filePermit = await budgets.acquireFile();
     try {
@@ -175,13 +176,7 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
     // probes while this one rewrites. The file budget bounded the probes' reads together already.
     const turn = await ctx.probeTurn.acquire(1, { signal });
     const p0 = performance.now();
-    let found: Awaited<ReturnType<typeof probePartition>>;
-    try {
-      found = await probePartition(ctx, plan);
-    } finally {
-      turn.release();
-    }
-    const { hits, probed, probeCached } = found;
+    const { hits, probed, probeCached } = await probePartition(ctx, plan).finally(() => turn.release());
     const probeMs = performance.now() - p0;
     checkAborted(signal, snapshot.table);
     collection = cache.beginCollection(
