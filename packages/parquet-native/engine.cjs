@@ -2,7 +2,8 @@
  * The addon (parquet_native.node, built from native/ by build.mjs) behind the part of parquet-wasm's API that
  * parquet-stream's encoder worker uses, so the worker runs unchanged on either engine: writer-property
  * builders and enums, `Table.fromIPCStream`, `readParquet` (one file's footer parsed once while its row
- * groups are read, `releaseParquet` ends that), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
+ * groups are read, `releaseParquet` ends that), `readParquetBatches` (its row groups a batch at a time: native
+ * only), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
  * which here reports the addon's heap high-water mark. `available` is false when the addon is not built or
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
  * reader: the values of a column chunk it fetched, hashed off its thread.
@@ -94,6 +95,16 @@ function releaseParquet(bytes) {
 }
 
 /**
+ * The rows of `options.rowGroups` (all by default) as a stream of batches of at most `options.batchSize` rows,
+ * each decoded when `nextTable()` asks for it, so only one batch of the file is held decoded at a time. The
+ * bytes are read in place, not copied: change or transfer them only once the stream's `released` is true (it
+ * turns true when `nextTable()` has returned null or `free()` was called, and no decoded value shares them).
+ */
+function readParquetBatches(bytes, options = {}) {
+  return native().streamParquet(bytes, options.rowGroups, options.batchSize ?? 1024);
+}
+
+/**
  * Encodes the batches a ReadableStream yields into one Parquet file; yields its bytes as row groups are
  * flushed and the footer last. Each batch is freed once encoded. A failure is thrown, never swallowed.
  */
@@ -152,6 +163,7 @@ exports.WriterPropertiesBuilder = WriterPropertiesBuilder;
 exports.Table = Table;
 exports.readParquet = readParquet;
 exports.releaseParquet = releaseParquet;
+exports.readParquetBatches = readParquetBatches;
 exports.transformParquetStream = transformParquetStream;
 exports.writeParquet = writeParquet;
 exports.hashColumnValues = hashColumnValues;

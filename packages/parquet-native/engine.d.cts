@@ -53,6 +53,17 @@ export declare function readParquet(
   options?: { rowGroups?: number[]; batchSize?: number },
 ): NativeTable;
 export declare function releaseParquet(bytes: Uint8Array): void;
+/** Batches of a file's row groups, each decoded when asked for; null once read (the stream is then freed). */
+export interface NativeBatchStream {
+  nextTable(): NativeTable | null;
+  free(): void;
+  /** True once the buffer it reads in place may be changed or transferred. */
+  readonly released: boolean;
+}
+export declare function readParquetBatches(
+  bytes: Uint8Array,
+  options?: { rowGroups?: number[]; batchSize?: number },
+): NativeBatchStream;
 export declare function transformParquetStream(
   batches: ReadableStream<NativeBatch>,
   props: WriterProperties,

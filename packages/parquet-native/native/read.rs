@@ -1,14 +1,18 @@
 //! Parquet files decoded into Arrow: a file's bytes are copied in once (`openParquet`) and its footer parsed
 //! once, then its row groups are decoded on demand. View types (Utf8View, BinaryView, at any depth) are read
 //! as their plain types, as parquet-wasm does, so batches always fit the schemas the rest of deltalite uses.
+//! A file's row groups are decoded all at once (`readRowGroups`) or one batch at a time (`streamRowGroups`),
+//! so a passed-through file's decoded rows are held a batch at a time, not a row group at a time.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-use arrow_schema::{DataType, FieldRef, Fields, Schema};
+use arrow_schema::{DataType, FieldRef, Fields, Schema, SchemaRef};
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 
 use crate::batch::{failure, NativeTable};
 
@@ -63,6 +67,21 @@ pub fn open_parquet(bytes: &[u8]) -> Result<NativeFile> {
     Ok(NativeFile { bytes, metadata })
 }
 
+impl NativeFile {
+    fn reader(&self, row_groups: Vec<u32>, batch_size: u32) -> Result<(SchemaRef, ParquetRecordBatchReader)> {
+        let count = self.metadata.metadata().num_row_groups();
+        if let Some(missing) = row_groups.iter().find(|&&g| g as usize >= count) {
+            return Err(Error::from_reason(format!("row group {missing} asked of a file with {count}")));
+        }
+        let groups = row_groups.into_iter().map(|g| g as usize).collect();
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(self.bytes.clone(), self.metadata.clone())
+            .with_row_groups(groups)
+            .with_batch_size(batch_size.max(1) as usize);
+        let schema = builder.schema().clone();
+        Ok((schema, builder.build().map_err(failure)?))
+    }
+}
+
 #[napi]
 impl NativeFile {
     #[napi(getter)]
@@ -73,23 +92,88 @@ impl NativeFile {
     /// The rows of `row_groups`, in batches of at most `batch_size` rows.
     #[napi(catch_unwind)]
     pub fn read_row_groups(&self, row_groups: Vec<u32>, batch_size: u32) -> Result<NativeTable> {
-        let count = self.metadata.metadata().num_row_groups();
-        if let Some(missing) = row_groups.iter().find(|&&g| g as usize >= count) {
-            return Err(Error::from_reason(format!("row group {missing} asked of a file with {count}")));
-        }
-        let groups = row_groups.into_iter().map(|g| g as usize).collect();
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(self.bytes.clone(), self.metadata.clone())
-            .with_row_groups(groups)
-            .with_batch_size(batch_size.max(1) as usize);
-        let schema = builder.schema().clone();
-        let reader = builder.build().map_err(failure)?;
+        let (schema, reader) = self.reader(row_groups, batch_size)?;
         let batches = reader.collect::<std::result::Result<Vec<_>, _>>().map_err(failure)?;
         Ok(NativeTable { schema, batches })
+    }
+
+    /// The rows of `row_groups` as a stream of batches of at most `batch_size` rows, each decoded when it is
+    /// asked for. The stream shares the file's bytes: the file may be freed at once.
+    #[napi(catch_unwind)]
+    pub fn stream_row_groups(&self, row_groups: Vec<u32>, batch_size: u32) -> Result<NativeBatchStream> {
+        let (schema, reader) = self.reader(row_groups, batch_size)?;
+        Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive: Weak::new() })
     }
 
     /// Releases the file's bytes now.
     #[napi]
     pub fn free(&mut self) {
         self.bytes = Bytes::new();
+    }
+}
+
+/// A caller's buffer read in place: it lives (its napi reference held) while any `Bytes` made from it does.
+/// `_alive` is dropped with it, which is how a stream tells that the buffer is no longer read.
+struct Held {
+    buffer: Uint8Array,
+    _alive: Arc<()>,
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.buffer
+    }
+}
+
+/// The rows of `row_groups` (all when absent) of the Parquet file `bytes` as a stream of batches of at most `batch_size` rows,
+/// read in place (no copy: the caller must neither change nor transfer `bytes` until the stream says it is
+/// `released`).
+#[napi(catch_unwind)]
+pub fn stream_parquet(bytes: Uint8Array, row_groups: Option<Vec<u32>>, batch_size: u32) -> Result<NativeBatchStream> {
+    let alive = Arc::new(());
+    let buffer_alive = Arc::downgrade(&alive);
+    let bytes = Bytes::from_owner(Held { buffer: bytes, _alive: alive });
+    let metadata = reader_metadata(&bytes).map_err(failure)?;
+    let file = NativeFile { bytes, metadata };
+    let row_groups = row_groups.unwrap_or_else(|| (0..file.num_row_groups()).collect());
+    let (schema, reader) = file.reader(row_groups, batch_size)?;
+    Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive })
+}
+
+/// Batches of a file's row groups decoded one at a time (`NativeFile::stream_row_groups`, `stream_parquet`).
+#[napi]
+pub struct NativeBatchStream {
+    schema: SchemaRef,
+    reader: Option<ParquetRecordBatchReader>,
+    /// Whether a caller's buffer read in place is still referenced (never, for a file's copied bytes).
+    buffer_alive: Weak<()>,
+}
+
+#[napi]
+impl NativeBatchStream {
+    /// The next batch as a table of one batch; null once the rows are all read (the stream is then freed).
+    #[napi(catch_unwind)]
+    pub fn next_table(&mut self) -> Result<Option<NativeTable>> {
+        let Some(reader) = self.reader.as_mut() else { return Ok(None) };
+        match reader.next() {
+            Some(batch) => Ok(Some(NativeTable { schema: self.schema.clone(), batches: vec![batch.map_err(failure)?] })),
+            None => {
+                self.reader = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Releases the stream and the file's bytes it shares now.
+    #[napi]
+    pub fn free(&mut self) {
+        self.reader = None;
+    }
+
+    /// True once nothing made by this stream reads the buffer it was given: the stream is done or freed and
+    /// no decoded value shares the buffer's memory. Only then may the caller transfer (detach) it.
+    #[napi(getter)]
+    pub fn released(&self) -> bool {
+        self.buffer_alive.upgrade().is_none()
     }
 }

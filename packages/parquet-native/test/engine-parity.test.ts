@@ -176,6 +176,50 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       expect(compared).toBeGreaterThan(100);
     });
 
+    it("a file read a batch at a time in place (readParquetBatches) is the data read whole, and is released", async () => {
+      const files = parquetFiles(fixturesDir()).slice(0, 60);
+      let compared = 0;
+      for (const path of files) {
+        const bytes = new Uint8Array(readFileSync(path));
+        let whole: unknown[];
+        try {
+          whole = native.readParquet(bytes, { batchSize: 300 }).recordBatches();
+        } catch {
+          expect(() => native.readParquetBatches(bytes, { batchSize: 300 }).nextTable(), path).toThrow();
+          continue;
+        } finally {
+          native.releaseParquet(bytes);
+        }
+        const stream = native.readParquetBatches(bytes, { batchSize: 300 });
+        const batches: unknown[] = [];
+        for (let table = stream.nextTable(); table !== null; table = stream.nextTable()) {
+          expect(stream.released, path).toBe(false);
+          batches.push(...table.recordBatches());
+          table.free();
+        }
+        expect(stream.released, path).toBe(true);
+        expect(batches.length, path).toBe(whole.length);
+        if (batches.length === 0) continue;
+        const written = (input: unknown[]) =>
+          streamed(native, input, props(native, "UNCOMPRESSED", 1000, []));
+        expectSameParquet(await written(batches), await written(whole), path);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(30);
+      // A stream freed part-way releases the buffer; one over bytes that are no Parquet file throws.
+      const ipc = await typeMatrixIpc(5, 400);
+      const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 100, []));
+      const partial = native.readParquetBatches(file, { rowGroups: [3, 1], batchSize: 40 });
+      const first = partial.nextTable();
+      expect(first.numRows).toBe(40);
+      expect(partial.released).toBe(false);
+      first.free();
+      partial.free();
+      expect(partial.released).toBe(true);
+      expect(() => native.readParquetBatches(file, { rowGroups: [9] })).toThrow(/row group 9/);
+      expect(() => native.readParquetBatches(new Uint8Array([1, 2, 3]))).toThrow();
+    });
+
     it("bad input is a thrown error, and the process goes on", async () => {
       const ipc = await typeMatrixIpc(4, 50);
       const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 50, []));

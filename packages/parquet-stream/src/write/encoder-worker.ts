@@ -9,9 +9,11 @@
  *
  * Besides IPC slices, a stream takes whole Parquet files to pass through (compaction, passthrough.ts): the
  * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),
+ * or, on the native engine, one batch at a time (`readParquetBatches`, reading the file's bytes in place),
  * relabels each batch with the stream's schema (`withSchema`: refused unless the file's decoded schema fits
  * it) and hands the batches to the same parquet-rs writer; the file counts as one queued input and is
- * acknowledged (`taken`) once its last row group is decoded, so its bytes are held one file at a time. Rows the
+ * acknowledged (`taken`) once its last row group (native: its last batch) is decoded, so its bytes are held
+ * one file at a time. Rows the
  * file's `skipRows` names are left out: each decoded batch goes on as the slices between them (parquet-rs
  * slices share the batch's buffers, nothing is copied).
  *
@@ -25,6 +27,8 @@ import type * as ParquetWasm from "parquet-wasm";
 import type { ParquetCodec } from "./options.js";
 
 type WasmBatch = ParquetWasm.RecordBatch;
+/** A passed-through file's rows decoded a batch at a time (the native engine's `readParquetBatches`). */
+type Batches = { nextTable(): ParquetWasm.Table | null; free(): void; readonly released: boolean };
 
 /** Everything parquet-rs needs to know about the files of one stream. */
 export interface EncoderSettings {
@@ -81,7 +85,10 @@ export type FromEncoder = { id: number } & (
  */
 function encoderWorkerMain(wasmEntry: string): void {
   const { MessageChannel, parentPort } = require("node:worker_threads");
-  const wasm: typeof ParquetWasm & { releaseParquet?: (bytes: Uint8Array) => void } = require(wasmEntry);
+  const wasm: typeof ParquetWasm & {
+    releaseParquet?: (bytes: Uint8Array) => void;
+    readParquetBatches?: (bytes: Uint8Array, options: { rowGroups: number[]; batchSize: number }) => Batches;
+  } = require(wasmEntry);
   const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
     snappy: wasm.Compression.SNAPPY,
     zstd: wasm.Compression.ZSTD,
@@ -135,6 +142,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     skipRows: Int32Array | undefined;
     row: number;
     skipAt: number;
+    /** The file's batch stream once opened (native engine). */
+    batches?: Batches | undefined;
   };
   type Input = { kind: "ipc"; ipc: Uint8Array } | FileInput;
 
@@ -220,23 +229,50 @@ function encoderWorkerMain(wasmEntry: string): void {
           this.#takeTable(wasm.Table.fromIPCStream(input.ipc), undefined);
           drop(input.ipc);
           this.post({ type: "taken" });
-        } else if (input.next >= input.rowGroups.length) {
-          this.queue.shift();
-          dropFile(input.bytes);
-          this.post({ type: "taken" });
-        } else {
-          const rowGroup = input.rowGroups[input.next++] as number;
-          const table = wasm.readParquet(input.bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
-          this.#takeTable(table, this.schemaTable, input);
-          if (input.next >= input.rowGroups.length) {
-            // The file's bytes are no longer needed: drop them before encoding its last rows.
-            this.queue.shift();
-            dropFile(input.bytes);
-            this.post({ type: "taken" });
-          }
-        }
+        } else if (wasm.readParquetBatches) this.#takeStreamed(input);
+        else this.#takeRowGroup(input);
       }
       return this.carry.shift();
+    }
+
+    /**
+     * The next batch of a passed-through file on the native engine, decoded alone from the file's bytes read
+     * in place; the file is taken once its rows run out, and its bytes dropped once the engine has released
+     * them (else they are left to the collector).
+     */
+    #takeStreamed(input: FileInput): void {
+      input.batches ??= wasm.readParquetBatches?.(input.bytes, {
+        rowGroups: input.rowGroups,
+        batchSize: input.batchRows,
+      });
+      const table = input.batches?.nextTable();
+      if (table) {
+        this.#takeTable(table, this.schemaTable, input);
+        return;
+      }
+      this.queue.shift();
+      if (input.batches?.released) drop(input.bytes);
+      input.batches = undefined;
+      this.post({ type: "taken" });
+    }
+
+    /** The next row group of a passed-through file, decoded whole (parquet-wasm); taken after its last. */
+    #takeRowGroup(input: FileInput): void {
+      if (input.next >= input.rowGroups.length) {
+        this.queue.shift();
+        dropFile(input.bytes);
+        this.post({ type: "taken" });
+        return;
+      }
+      const rowGroup = input.rowGroups[input.next++] as number;
+      const table = wasm.readParquet(input.bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
+      this.#takeTable(table, this.schemaTable, input);
+      if (input.next >= input.rowGroups.length) {
+        // The file's bytes are no longer needed: drop them before encoding its last rows.
+        this.queue.shift();
+        dropFile(input.bytes);
+        this.post({ type: "taken" });
+      }
     }
 
     /**
@@ -348,8 +384,12 @@ function encoderWorkerMain(wasmEntry: string): void {
       stream.post({ type: "error", message: error instanceof Error ? error.message : String(error) });
     } finally {
       for (const batch of stream.carry.splice(0)) batch.free();
-      for (const input of stream.queue.splice(0))
-        if (input.kind === "file") wasm.releaseParquet?.(input.bytes);
+      for (const input of stream.queue.splice(0)) {
+        if (input.kind !== "file") continue;
+        // Freed, not dropped: a batch may still share the bytes (the collector frees them).
+        input.batches?.free();
+        wasm.releaseParquet?.(input.bytes);
+      }
       stream.schemaTable?.free();
       streams.delete(stream.id);
     }
