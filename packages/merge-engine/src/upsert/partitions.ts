@@ -49,6 +49,8 @@ export interface AttemptContext {
   changeDataFeed: boolean;
   /** The largest hit file the rewrite passes through to the encoder worker (rewrite-passthrough.ts). */
   passthroughMaxBytes: number;
+  /** The call's bound on the whole files held to pass through (rewrite-passthrough.ts). */
+  passthroughHeld: Budget;
   /** One turn: the partitions' probes run one after the other (see runPartition). */
   probeTurn: Budget;
 }
@@ -206,6 +208,7 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       onFile: (file) => ctx.written.push(file),
       changeData,
       passthroughMaxBytes: ctx.passthroughMaxBytes,
+      passthroughHeld: ctx.passthroughHeld,
     });
     const cdc = (await changeData?.finish()) ?? [];
     return { hits, probed, probeCached, probeMs, rewrite, collection, cdc };

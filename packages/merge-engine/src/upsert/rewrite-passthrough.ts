@@ -12,12 +12,15 @@
  * first batch. The admission is given back once the worker has decoded its last row group, so the
  * bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS from the
  * fetched bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES` (0: never),
- * else 64 MiB, and never above the call's fetch budget.
+ * else 64 MiB, and never above the call's fetch budget. The whole files a call holds for passing through are
+ * bounded together by PASSTHROUGH_HELD_BYTES as well (a larger file is held alone).
  */
 import {
+  Budget,
   fetchLiveFile,
   type LiveFileReadContext,
   openLiveFileOver,
+  type Permit,
   readLiveFile,
   SMALL_FILE_MAX_BYTES,
   type WholeFile,
@@ -45,6 +48,22 @@ export interface PassthroughInput {
   read: LiveFileReadContext;
   /** The largest file passed through (0 or undefined: none). */
   passthroughMaxBytes?: number | undefined;
+  /** The call's bound on whole files held to pass through (passthroughHeldBudget), in KiB; none when undefined. */
+  passthroughHeld?: Budget | undefined;
+}
+
+/**
+ * The most bytes of whole files a call holds fetched to pass through, from the fetch until the encoder worker
+ * has decoded each one's last row group. Without it only the fetch budget (128 MiB) bounded them, so the held
+ * files grew with the table's file size: with a fixed 10k-row upsert into the 8M-row bench table (22 MB
+ * files) five were held at once and the call peaked at 561 MB; under 48 MiB, 457 MB in the same call time
+ * (merge-engine BENCHMARKS.md, session 15). Two such files keep both encoder workers fed.
+ */
+export const PASSTHROUGH_HELD_BYTES = 48 * 1024 * 1024;
+
+/** A call's bound on the whole files it holds to pass through (PASSTHROUGH_HELD_BYTES), counted in KiB. */
+export function passthroughHeldBudget(): Budget {
+  return new Budget("passthroughHeldKb", PASSTHROUGH_HELD_BYTES / 1024);
 }
 
 /** The environment variable of the largest hit file passed through (bytes; 0: none). */
@@ -82,11 +101,18 @@ export async function readWholeHitFile(
   passThrough: PassThrough,
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
-  const whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
+  const held = await holdForPassthrough(input, file, passThrough);
+  let whole: WholeFile | undefined;
+  try {
+    whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
+  } finally {
+    if (!whole) held?.release();
+  }
   if (!whole) return undefined;
   try {
     const metadata = handed.footer ?? parquetFooterOfBytes(whole.bytes, file.path);
     if (passThrough === "no" || !passthroughFits(metadata, input.dataSchema, file.path)) {
+      held?.release();
       // The JS path's reader owns the bytes' admission (given back when it closes).
       return { reader: await openLiveFileOver(input.store, file, input.read, whole, metadata) };
     }
@@ -98,11 +124,32 @@ export async function readWholeHitFile(
       passThrough === "with-sample"
         ? await policySample(input, file, whole.bytes, metadata, skipRows)
         : undefined;
-    return { unit: passthroughOf(whole.bytes, metadata, whole.release, skipRows, sample) };
+    const fetched = whole;
+    const release = () => {
+      fetched.release();
+      held?.release();
+    };
+    return { unit: passthroughOf(whole.bytes, metadata, release, skipRows, sample) };
   } catch (error) {
     whole.release();
+    held?.release();
     throw error;
   }
+}
+
+/**
+ * A share of the call's passthrough bound for `file`, taken before its bytes are fetched or admitted again
+ * (a permit's release is idempotent); undefined when the file will not be held to pass through.
+ */
+async function holdForPassthrough(
+  input: PassthroughInput,
+  file: FileView,
+  passThrough: PassThrough,
+): Promise<Permit | undefined> {
+  if (!input.passthroughHeld || passThrough === "no" || file.size > (input.passthroughMaxBytes ?? 0)) {
+    return undefined;
+  }
+  return input.passthroughHeld.acquire(Math.ceil(file.size / 1024), { signal: input.read.signal });
 }
 
 /** `file` in one GET (fetchWholeFile) when it is within the passthrough limit; else undefined. */

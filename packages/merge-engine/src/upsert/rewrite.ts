@@ -16,6 +16,7 @@
  * decoded in JS.
  */
 import {
+  type Budget,
   type ChangeDataWriter,
   type LiveFileReadContext,
   openLiveFile,
@@ -77,6 +78,8 @@ export interface RewriteInput {
   changeData?: ChangeDataWriter | undefined;
   /** The largest hit file passed through to the encoder worker (rewrite-passthrough.ts); 0 or undefined: none. */
   passthroughMaxBytes?: number | undefined;
+  /** The call's bound on the whole files held to pass through (rewrite-passthrough.ts); none when undefined. */
+  passthroughHeld?: Budget | undefined;
 }
 
 /** Why the rewrite dropped a target row: a source row replaces it, or a delete row removes it. */

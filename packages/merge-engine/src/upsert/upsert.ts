@@ -43,7 +43,7 @@ import {
 } from "./merge-commit.js";
 import { validateUpsertOptions } from "./options.js";
 import { type AttemptContext, type PartitionOutcome, planPartitions, runPartitions } from "./partitions.js";
-import { UPSERT_PASSTHROUGH_VARIABLE } from "./rewrite-passthrough.js";
+import { passthroughHeldBudget, UPSERT_PASSTHROUGH_VARIABLE } from "./rewrite-passthrough.js";
 import { checkAborted, type TableShape, tableShape } from "./shape.js";
 import type { SourcePartition } from "./source-batch.js";
 import type { UpsertOptions, UpsertStats } from "./types.js";
@@ -294,6 +294,7 @@ function attemptContext(
       UPSERT_PASSTHROUGH_VARIABLE,
       options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes,
     ),
+    passthroughHeld: passthroughHeldBudget(),
   };
 }
 
