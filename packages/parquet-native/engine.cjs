@@ -149,10 +149,6 @@ function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi) 
   return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi);
 }
 
-function trimHeap() {
-  native().trimHeap();
-}
-
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -172,4 +168,3 @@ exports.transformParquetStream = transformParquetStream;
 exports.writeParquet = writeParquet;
 exports.hashColumnValues = hashColumnValues;
 exports.wasmMemory = wasmMemory;
-exports.trimHeap = trimHeap;

@@ -48,7 +48,7 @@ describe("the upsert's budgets", () => {
   let table: BudgetTable;
   let UPDATED = 0;
   const uri = (name: string) => join(dir, name);
-  const names = ["single", "single-free", "c0", "c1", "c2", "c3", "f0", "f1", "f2", "f3"].concat(
+  const names = ["single", "single-free", "held", "held-free", "c0", "c1", "c2", "c3", "f0", "f1", "f2", "f3"].concat(
     ["t0", "t1", "t2", "t3"].flatMap((t) => [`${t}-1`, `${t}-8`]),
   );
 
@@ -65,7 +65,13 @@ describe("the upsert's budgets", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function run(name: string, meter: LiveBytes, options: Partial<UpsertOptions>, arrivalDelayMs = 0) {
+  async function run(
+    name: string,
+    meter: LiveBytes,
+    options: Partial<UpsertOptions>,
+    arrivalDelayMs = 0,
+    passthroughHeldBytes?: number,
+  ) {
     const store = new MeteredStore(new LocalFileStore(uri(name)), meter, arrivalDelayMs);
     return upsertWithHooks(
       await Snapshot.open(store),
@@ -73,7 +79,7 @@ describe("the upsert's budgets", () => {
       { primaryKeys: ["id"], partitionKey: "day", probeCache: new ProbeCache(0), ...options },
       // The JavaScript probe: its decoded key batches are part of what the decode budget bounds here (the
       // native value hashes decode nothing on this thread).
-      { budgetObserver: meter, valueHashProbe: false },
+      { budgetObserver: meter, valueHashProbe: false, passthroughHeldBytes },
     );
   }
 
@@ -113,6 +119,26 @@ describe("the upsert's budgets", () => {
     expect(await read("single")).toEqual(await read("single-free"));
     expectAllReturned(budgets);
     expectAllReturned(freeBudgets);
+  }, 120_000);
+
+  it("whole files held to pass through stay within the call's passthrough bound (+ one file)", async () => {
+    // Fetches arrive late and the probe reads one file at a time, so what piles up is the rewrite's whole
+    // files waiting for the encoder worker: all of them at once when only the fetch budget bounds them.
+    const knobs: Partial<UpsertOptions> = { ...eager, probeConcurrency: 1, processBudgets: roomy() };
+    const free = new LiveBytes();
+    const unbounded = await run("held-free", free, knobs, 5, 1024 * MIB);
+    const meter = new LiveBytes();
+    const stats = await run("held", meter, knobs, 5, 1);
+
+    expect(unbounded.filesPassedThrough).toBe(table.files);
+    expect(stats.filesPassedThrough).toBe(table.files);
+    // Able to fail: left alone, the rewrite holds more than two files' bytes at once.
+    expect(free.peakFetched).toBeGreaterThan(2 * free.largestFetchAdmission);
+    // Held alone: one whole file, and the one file the probe reads beside it.
+    expect(meter.peakFetched).toBeLessThanOrEqual(2 * meter.largestFetchAdmission);
+    expect(meter.fetched).toBe(0);
+    expect(stats).toMatchObject({ rowsUpdated: UPDATED, rowsInserted: 50, filesRemoved: table.files });
+    expect(await read("held")).toEqual(await read("held-free"));
   }, 120_000);
 
   it("four concurrent upserts: the sum of their live bytes stays within the shared process budgets", async () => {

@@ -55,17 +55,3 @@ static GLOBAL: Counting = Counting;
 pub fn heap_high_water_bytes() -> f64 {
     PEAK.load(Ordering::Relaxed) as f64
 }
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-extern "C" {
-    fn malloc_trim(pad: usize) -> i32;
-}
-
-/// Gives the C heap's free pages back to the OS now (glibc `malloc_trim`; elsewhere it does nothing).
-#[napi]
-pub fn trim_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        malloc_trim(0);
-    }
-}

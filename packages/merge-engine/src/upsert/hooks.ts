@@ -1,7 +1,7 @@
 /**
  * The upsert's test hooks, kept off the public `UpsertOptions`: the key hasher (tests force hash collisions
- * with it), the budget observer (tests count live bytes with it) and the switch of the probe's native value
- * hashes. `upsertWithHooks` (upsert.ts) takes them as a separate argument; inside the pipeline they travel
+ * with it), the budget observer (tests count live bytes with it), the switch of the probe's native value
+ * hashes and the bound on whole files held to pass through (tests make it bind on small files). `upsertWithHooks` (upsert.ts) takes them as a separate argument; inside the pipeline they travel
  * merged into `InternalUpsertOptions`, so a caller of the public `upsert` can never set them, even from
  * untyped code.
  */
@@ -19,6 +19,8 @@ export interface UpsertHooks {
    * batches). Default: the native engine's value hashes first where they apply (probe.ts).
    */
   valueHashProbe?: boolean | undefined;
+  /** The bound on whole files held to pass through (default PASSTHROUGH_HELD_BYTES, rewrite-passthrough.ts). */
+  passthroughHeldBytes?: number | undefined;
 }
 
 /** The options as the pipeline's steps read them: the caller's options and the hooks of this call. */
@@ -31,5 +33,6 @@ export function withHooks(options: UpsertOptions, hooks: UpsertHooks): InternalU
     keyHasher: hooks.keyHasher,
     budgetObserver: hooks.budgetObserver,
     valueHashProbe: hooks.valueHashProbe,
+    passthroughHeldBytes: hooks.passthroughHeldBytes,
   };
 }

@@ -55,15 +55,16 @@ export interface PassthroughInput {
 /**
  * The most bytes of whole files a call holds fetched to pass through, from the fetch until the encoder worker
  * has decoded each one's last row group. Without it only the fetch budget (128 MiB) bounded them, so the held
- * files grew with the table's file size: with a fixed 10k-row upsert into the 8M-row bench table (22 MB
- * files) five were held at once and the call peaked at 561 MB; under 48 MiB, 457 MB in the same call time
- * (merge-engine BENCHMARKS.md, session 15). Two such files keep both encoder workers fed.
+ * files grew with the table's file size: a fixed 10k-row upsert into the 8M-row bench table (22 MB files)
+ * held five at once and peaked at 610–629 MB, under this bound 487–524 MB; at 4M rows (11 MB files) medians
+ * of 4 went 488 → 457 MB and 6.91 → 7.02 s (merge-engine BENCHMARKS.md, session 15). Below ~45 MB, the
+ * 8M table's files would be held one at a time and an encoder worker would wait for each.
  */
 export const PASSTHROUGH_HELD_BYTES = 48 * 1024 * 1024;
 
 /** A call's bound on the whole files it holds to pass through (PASSTHROUGH_HELD_BYTES), counted in KiB. */
-export function passthroughHeldBudget(): Budget {
-  return new Budget("passthroughHeldKb", PASSTHROUGH_HELD_BYTES / 1024);
+export function passthroughHeldBudget(bytes = PASSTHROUGH_HELD_BYTES): Budget {
+  return new Budget("passthroughHeldKb", Math.max(1, Math.ceil(bytes / 1024)));
 }
 
 /** The environment variable of the largest hit file passed through (bytes; 0: none). */

@@ -294,7 +294,7 @@ function attemptContext(
       UPSERT_PASSTHROUGH_VARIABLE,
       options.maxFetchBytes ?? CALL_LIMIT_DEFAULTS.maxFetchBytes,
     ),
-    passthroughHeld: passthroughHeldBudget(),
+    passthroughHeld: passthroughHeldBudget(options.passthroughHeldBytes),
   };
 }
 

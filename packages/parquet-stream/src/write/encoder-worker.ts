@@ -88,7 +88,6 @@ function encoderWorkerMain(wasmEntry: string): void {
   const wasm: typeof ParquetWasm & {
     releaseParquet?: (bytes: Uint8Array) => void;
     readParquetBatches?: (bytes: Uint8Array, options: { rowGroups: number[]; batchSize: number }) => Batches;
-    trimHeap?: () => void;
   } = require(wasmEntry);
   const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
     snappy: wasm.Compression.SNAPPY,
@@ -375,7 +374,6 @@ function encoderWorkerMain(wasmEntry: string): void {
     if (held !== undefined && held.length > 0) send(joined(held, bytes));
     await stream.until(() => stream.unacked === 0);
     stream.post({ type: "fileDone", numRows });
-    wasm.trimHeap?.();
   }
 
   async function encodeStream(stream: Stream, settings: EncoderSettings): Promise<void> {
