@@ -48,9 +48,20 @@ describe("the upsert's budgets", () => {
   let table: BudgetTable;
   let UPDATED = 0;
   const uri = (name: string) => join(dir, name);
-  const names = ["single", "single-free", "held", "held-free", "c0", "c1", "c2", "c3", "f0", "f1", "f2", "f3"].concat(
-    ["t0", "t1", "t2", "t3"].flatMap((t) => [`${t}-1`, `${t}-8`]),
-  );
+  const names = [
+    "single",
+    "single-free",
+    "held",
+    "held-free",
+    "c0",
+    "c1",
+    "c2",
+    "c3",
+    "f0",
+    "f1",
+    "f2",
+    "f3",
+  ].concat(["t0", "t1", "t2", "t3"].flatMap((t) => [`${t}-1`, `${t}-8`]));
 
   beforeAll(async () => {
     oracle = await connectOracle();
