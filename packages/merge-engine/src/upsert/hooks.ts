@@ -1,9 +1,9 @@
 /**
  * The upsert's test hooks, kept off the public `UpsertOptions`: the key hasher (tests force hash collisions
  * with it), the budget observer (tests count live bytes with it), the switch of the probe's native value
- * hashes and the bound on whole files held to pass through (tests make it bind on small files). `upsertWithHooks` (upsert.ts) takes them as a separate argument; inside the pipeline they travel
- * merged into `InternalUpsertOptions`, so a caller of the public `upsert` can never set them, even from
- * untyped code.
+ * hashes and the bound on whole files held to pass through (tests make it bind on small files).
+ * `upsertWithHooks` (upsert.ts) takes them as a separate argument; inside the pipeline they travel merged
+ * into `InternalUpsertOptions`, so a caller of the public `upsert` can never set them, even from untyped code.
  */
 import type { BudgetObserver } from "@deltalite/data-files";
 import type { KeyHasher } from "../keys/key-hasher.js";

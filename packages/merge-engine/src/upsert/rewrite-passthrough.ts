@@ -57,8 +57,8 @@ export interface PassthroughInput {
  * has decoded each one's last row group. Without it only the fetch budget (128 MiB) bounded them, so the held
  * files grew with the table's file size: a fixed 10k-row upsert into the 8M-row bench table (22 MB files)
  * held five at once and peaked at 610–629 MB, under this bound 487–524 MB; at 4M rows (11 MB files) medians
- * of 4 went 488 → 457 MB and 6.91 → 7.02 s (merge-engine BENCHMARKS.md, session 15). Below ~45 MB, the
- * 8M table's files would be held one at a time and an encoder worker would wait for each.
+ * of 4 went 488 → 457 MB and 6.91 → 7.02 s (merge-engine BENCHMARKS.md, session 15). It holds two of the 8M
+ * table's files at once, one for each of the two encoder workers a large rewrite uses.
  */
 export const PASSTHROUGH_HELD_BYTES = 48 * 1024 * 1024;
 
@@ -103,13 +103,16 @@ export async function readWholeHitFile(
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
   const held = await holdForPassthrough(input, file, passThrough);
-  let whole: WholeFile | undefined;
-  try {
-    whole = handed.bytes ? await admitHanded(input, file, handed.bytes) : await fetchWhole(input, file);
-  } finally {
-    if (!whole) held?.release();
+  const whole = await (handed.bytes ? admitHanded(input, file, handed.bytes) : fetchWhole(input, file)).catch(
+    (error: unknown) => {
+      held?.release();
+      throw error;
+    },
+  );
+  if (!whole) {
+    held?.release();
+    return undefined;
   }
-  if (!whole) return undefined;
   try {
     const metadata = handed.footer ?? parquetFooterOfBytes(whole.bytes, file.path);
     if (passThrough === "no" || !passthroughFits(metadata, input.dataSchema, file.path)) {
@@ -125,9 +128,8 @@ export async function readWholeHitFile(
       passThrough === "with-sample"
         ? await policySample(input, file, whole.bytes, metadata, skipRows)
         : undefined;
-    const fetched = whole;
     const release = () => {
-      fetched.release();
+      whole.release();
       held?.release();
     };
     return { unit: passthroughOf(whole.bytes, metadata, release, skipRows, sample) };
