@@ -142,11 +142,11 @@ function writeParquet(table, props) {
 /**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` in row group `rowGroup`,
  * decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its footer and the
- * chunk): `{ rows, hashes, nulls }`. It runs on the libuv thread pool and reads the parts in place: change or
- * transfer none of them until it settles.
+ * chunk): `{ rows, hashes, nulls }`, and with `withValues` the values too (`offsets`, `values`). It runs on
+ * the libuv thread pool and reads the parts in place: change or transfer none of them until it settles.
  */
-function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi) {
-  return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi);
+function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues = false) {
+  return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues);
 }
 
 function wasmMemory() {

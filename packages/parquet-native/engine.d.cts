@@ -85,4 +85,12 @@ export declare function hashColumnValues(
   leaf: number,
   seedLo: number,
   seedHi: number,
-): Promise<{ rows: number; hashes: Uint8Array; nulls?: Uint8Array | null }>;
+  withValues?: boolean,
+): Promise<{
+  rows: number;
+  hashes: Uint8Array;
+  nulls?: Uint8Array | null;
+  /** With `withValues`: row i's value is `values[o[i], o[i + 1])`, `o` the `rows + 1` int32 LE offsets from 0. */
+  offsets?: Uint8Array | null;
+  values?: Uint8Array | null;
+}>;

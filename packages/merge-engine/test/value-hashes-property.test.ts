@@ -3,8 +3,9 @@
  * own writer makes in every shape it makes them: for random string and binary columns (empty values,
  * NULLs, non-ASCII, repeated values), each codec, dictionary or plain pages, several row groups per file,
  * the hashes and NULL flags of each row group equal `encodeKeys` of the same row group read back in
- * JavaScript. A mismatch would make the probe call a file with a source key a miss, and the upsert would
- * keep the replaced rows. On parquet-wasm there are no native hashes, and `valueHashes` says so.
+ * JavaScript, and the values it returns when asked (the probe matches keys exactly on them) equal the column
+ * as read in JavaScript. A mismatch would make the probe call a file with a source key a miss, and the upsert
+ * would keep the replaced rows. On parquet-wasm there are no native hashes, and `valueHashes` says so.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +15,7 @@ import { openParquetReader, parquetEngineName, writeParquetFiles } from "@deltal
 import {
   Binary,
   Field,
+  makeVector,
   type RecordBatch,
   Schema,
   Table,
@@ -27,6 +29,9 @@ import { encodeKeys } from "../src/index.js";
 import { KEY_HASH_SEED } from "../src/keys/key-hasher.js";
 
 const codecs = ["snappy", "zstd", "uncompressed"] as const;
+
+/** A cell as a comparable value (binary cells as arrays of bytes, NULL as null). */
+const comparable = (cell: unknown): unknown => (cell instanceof Uint8Array ? [...cell] : (cell ?? null));
 
 /** One batch of the given columns. */
 function batchOf(columns: Record<string, Vector>): RecordBatch {
@@ -80,7 +85,8 @@ describe("native value hashes equal the JavaScript key hashes", () => {
           const reader = await openParquetReader(store, key, { size: file?.size ?? 0 });
           let group = 0;
           for await (const part of reader.readRowGroups({ columns: ["k"] })) {
-            const got = await reader.valueHashes(group++, "k", KEY_HASH_SEED);
+            const withValues = group % 2 === 1;
+            const got = await reader.valueHashes(group++, "k", KEY_HASH_SEED, undefined, withValues);
             if (parquetEngineName() !== "native") {
               expect(got).toBeUndefined();
               continue;
@@ -89,6 +95,18 @@ describe("native value hashes equal the JavaScript key hashes", () => {
             expect([...(got?.hashWords ?? [])]).toEqual([...keys.hashWords.subarray(0, 2 * keys.length)]);
             const flags = Array.from({ length: keys.length }, (_, i) => (keys.isNullKey(i) ? 1 : 0));
             expect([...(got?.nulls ?? new Uint8Array(keys.length))]).toEqual(flags);
+            if (!withValues) {
+              expect(got?.values).toBeUndefined();
+              continue;
+            }
+            // The values the probe matches on are the column as the JavaScript reader decodes it.
+            const expected = part.getChild("k")?.toArray() ?? [];
+            const values = got?.values;
+            expect(values?.type.toString()).toBe(type.toString());
+            const vector = makeVector(values as NonNullable<typeof values>);
+            expect([...vector].map(comparable)).toEqual([...(part.getChild("k") ?? [])].map(comparable));
+            expect(vector.nullCount).toBe(flags.reduce((a, b) => a + b, 0));
+            expect(vector.length).toBe(expected.length);
           }
           expect(group).toBe(Math.ceil(values.length / maxRowGroupRows));
           reader.close();

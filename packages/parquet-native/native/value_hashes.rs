@@ -1,8 +1,9 @@
 //! Per-row hashes of one byte-array column, decoded from the ranges of its file a JavaScript reader fetched
 //! (the footer and the column's chunk: a sparse view of the file) on the libuv thread pool. Row i's hash is
-//! XXH64 of its value's bytes under the caller's seed, and of no bytes for a NULL (flagged apart). Only the
-//! hashes cross back to JavaScript, never the values: an upsert's probe asks whether any of them is a source
-//! key's, and reads the column itself only when one is.
+//! XXH64 of its value's bytes under the caller's seed, and of no bytes for a NULL (flagged apart). The hashes
+//! cross back to JavaScript, and an upsert's probe asks whether any of them is a source
+//! key's. Asked for them, the values come back too (their offsets from 0 and their bytes, one copy each), so a
+//! probe that finds a source key's hash checks the keys exactly without decoding the column again.
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
@@ -67,7 +68,14 @@ pub struct ValueHashes {
     pub hashes: Buffer,
     /// 1 for a NULL value; absent when the column holds none.
     pub nulls: Option<Buffer>,
+    /// Asked for values: row i's value is `values[offsets[i]..offsets[i + 1]]` (offsets: `rows + 1` i32 LE,
+    /// the first 0). Absent when not asked for, or when the column's offsets do not fit in 32 bits.
+    pub offsets: Option<Buffer>,
+    pub values: Option<Buffer>,
 }
+
+/// A decoded column's hashes, NULL flags and, when asked for, its (offsets, values).
+type Hashed = (u32, Vec<u8>, Option<Vec<u8>>, Option<(Vec<u8>, Vec<u8>)>);
 
 /// One call's work, run on the libuv thread pool. It holds references to the caller's buffers and reads them
 /// in place; the caller must neither change nor transfer them until the call settles.
@@ -78,6 +86,7 @@ pub struct HashValues {
     row_group: u32,
     leaf: u32,
     seed: u64,
+    with_values: bool,
 }
 
 impl HashValues {
@@ -99,27 +108,32 @@ impl HashValues {
 }
 
 impl Task for HashValues {
-    type Output = (u32, Vec<u8>, Option<Vec<u8>>);
+    type Output = Hashed;
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let run = std::panic::AssertUnwindSafe(|| {
             let column = decode_leaf(self.sparse_file(), self.row_group, self.leaf)?;
-            hash_values(&column, self.seed)
+            let (rows, hashes, nulls) = hash_values(&column, self.seed)?;
+            let values = if self.with_values { values_of(&column) } else { None };
+            Ok((rows, hashes, nulls, values))
         });
         std::panic::catch_unwind(run)
             .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
     }
 
-    fn resolve(&mut self, _env: Env, (rows, hashes, nulls): Self::Output) -> Result<Self::JsValue> {
-        Ok(ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into) })
+    fn resolve(&mut self, _env: Env, (rows, hashes, nulls, values): Self::Output) -> Result<Self::JsValue> {
+        let (offsets, values) = values.map_or((None, None), |(o, v)| (Some(o.into()), Some(v.into())));
+        Ok(ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values })
     }
 }
 
 /// The hashes of leaf column `leaf` (a Parquet leaf index; a top-level byte-array column) in row group
 /// `row_group` of a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given: its footer with
-/// the 8-byte trailer, and the column's chunk. XXH64 under the seed `seed_hi << 32 | seed_lo`.
+/// the 8-byte trailer, and the column's chunk. XXH64 under the seed `seed_hi << 32 | seed_lo`; with
+/// `with_values`, the values as well.
 #[napi(catch_unwind)]
+#[allow(clippy::too_many_arguments)]
 pub fn hash_column_values(
     size: i64,
     offsets: Vec<i64>,
@@ -128,13 +142,15 @@ pub fn hash_column_values(
     leaf: u32,
     seed_lo: u32,
     seed_hi: u32,
+    with_values: Option<bool>,
 ) -> Result<AsyncTask<HashValues>> {
     if offsets.len() != parts.len() || size < 0 || offsets.iter().any(|&o| o < 0) {
         return Err(Error::from_reason("hashColumnValues: offsets and parts do not match"));
     }
     let offsets = offsets.into_iter().map(|o| o as u64).collect();
     let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
-    Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed }))
+    let with_values = with_values.unwrap_or(false);
+    Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values }))
 }
 
 fn decode_leaf(file: SparseFile, row_group: u32, leaf: u32) -> Result<ArrayRef> {
@@ -190,4 +206,40 @@ fn hash_values(column: &ArrayRef, seed: u64) -> Result<(u32, Vec<u8>, Option<Vec
     }
     let nulls = column.nulls().filter(|n| n.null_count() > 0).map(|n| n.iter().map(|valid| u8::from(!valid)).collect());
     Ok((rows as u32, hashes, nulls))
+}
+
+/// The values of a byte-array column as (offsets from 0 as i32 LE, bytes); None when they do not fit in i32
+/// offsets (a large array past 2 GiB: the caller reads the column itself).
+fn values_of(column: &ArrayRef) -> Option<(Vec<u8>, Vec<u8>)> {
+    fn pack<O: Copy + Into<i64>>(offsets: &[O], values: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+        let first: i64 = (*offsets.first()?).into();
+        let last: i64 = (*offsets.last()?).into();
+        if last - first > i64::from(i32::MAX) {
+            return None;
+        }
+        let mut packed = Vec::with_capacity(4 * offsets.len());
+        for &o in offsets {
+            packed.extend_from_slice(&((o.into() - first) as i32).to_le_bytes());
+        }
+        Some((packed, values[first as usize..last as usize].to_vec()))
+    }
+    match column.data_type() {
+        DataType::Utf8 => {
+            let a = column.as_string::<i32>();
+            pack(a.value_offsets(), a.value_data())
+        }
+        DataType::LargeUtf8 => {
+            let a = column.as_string::<i64>();
+            pack(a.value_offsets(), a.value_data())
+        }
+        DataType::Binary => {
+            let a = column.as_binary::<i32>();
+            pack(a.value_offsets(), a.value_data())
+        }
+        DataType::LargeBinary => {
+            let a = column.as_binary::<i64>();
+            pack(a.value_offsets(), a.value_data())
+        }
+        _ => None,
+    }
 }

@@ -35,17 +35,23 @@ export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string
   return require.resolve("parquet-wasm");
 }
 
-/** Per-row hashes of a byte-array column: row i's as (lo, hi) words at 2i, 2i + 1; NULL rows flagged. */
+/**
+ * Per-row hashes of a byte-array column: row i's as (lo, hi) words at 2i, 2i + 1; NULL rows flagged. Asked
+ * for values: `offsets` (rows + 1 int32 LE, from 0) and `values`, row i's bytes at [offsets[i], offsets[i+1]).
+ */
 export interface ValueHashes {
   rows: number;
   hashes: Uint8Array;
   nulls: Uint8Array | null | undefined;
+  offsets?: Uint8Array | null | undefined;
+  values?: Uint8Array | null | undefined;
 }
 
 /**
  * Hashes (XXH64 under the seed (seedHi << 32) | seedLo) the values of leaf `leaf` in row group `rowGroup` of a
  * file of `size` bytes, given only `parts[i]` at `offsets[i]` (the footer with its trailer, and the chunk), off
- * the JavaScript thread. The parts are read in place: none may change or move until it settles.
+ * the JavaScript thread, and returns the values too with `withValues`. The parts are read in place: none may
+ * change or move until it settles.
  */
 export type ColumnValueHasher = (
   size: number,
@@ -55,6 +61,7 @@ export type ColumnValueHasher = (
   leaf: number,
   seedLo: number,
   seedHi: number,
+  withValues?: boolean,
 ) => Promise<ValueHashes>;
 
 /** Which engine this process runs: "native" (@deltalite/parquet-native) or "wasm" (parquet-wasm). */

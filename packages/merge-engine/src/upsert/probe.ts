@@ -5,14 +5,17 @@
  * key hashes for the probe cache; a file read to the end without a hit is cached (a file with a hit is about
  * to be removed, so its collection is dropped). A file with a hit hands its parsed footer to the rewrite
  * (`FooterHandoff`), which then opens it without a footer GET, and the key hashes it computed
- * (`HashHandoff`), which the rewrite then does not compute again.
+ * (`HashHandoff`), which the rewrite then does not compute again. A single string or binary key column is
+ * probed by the native engine (value hashes and values, decoded off this thread): a row group with a source
+ * key's hash is matched exactly on those values, so the column is decoded in JavaScript only where the
+ * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind).
  */
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import type { ParquetReader } from "@deltalite/parquet-stream";
+import { conformData, type ParquetReader } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
-import { DataType, type RecordBatch, type Schema } from "apache-arrow";
+import { type Data, DataType, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { encodeKeys } from "../keys/encode-keys.js";
 import { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
@@ -37,23 +40,64 @@ function hashesSuffice(keys: SourceKeySet, keySchema: Schema, hasher: KeyHasher)
 }
 
 /**
- * Every row group's value hashes of the single key column when none is a source key's hash: the file holds
- * no source key. Undefined when one is (a key in common, or a collision: the exact probe decides), or when
- * the native engine cannot give them (the exact probe reads the column).
+ * The probe of a file by the native engine's value hashes of the single key column, row group by row group:
+ * a row group with a source key's hash is decoded natively again with its values, and its keys are matched
+ * exactly on them (a collision is no hit), so the column is never decoded in JavaScript. Only such a row
+ * group brings its values (a file without a source key's hash brings none: at 4M rows asking every row
+ * group for its values cost 20 MB of peak RSS). The hashes go to the probe cache, and to the rewrite's
+ * handoff with the encoded keys of the row group that hit (those of a file whose hit is past its first row
+ * group are not handed: the rewrite reads them). True on a hit (the footer handed over), false when no row
+ * group holds a source key (the collection committed), undefined when the native engine cannot give a row
+ * group: the caller reads the column itself (the collection aborted if this probe had added to it).
  */
-async function missedByValueHashes(
+async function probedByValueHashes(
   reader: ParquetReader,
+  file: FileView,
   keys: SourceKeySet,
-  signal: AbortSignal | undefined,
-): Promise<{ hashWords: Uint32Array; nulls: Uint8Array | undefined }[] | undefined> {
-  const column = keys.columns[0] as string;
-  const groups: { hashWords: Uint32Array; nulls: Uint8Array | undefined }[] = [];
-  for (let g = 0; g < reader.numRowGroups; g++) {
-    const hashes = await reader.valueHashes(g, column, KEY_HASH_SEED, signal);
-    if (hashes === undefined || keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) return undefined;
-    groups.push(hashes);
+  keySchema: Schema,
+  context: LiveFileReadContext,
+  collection: HashCollection | undefined,
+  hasher: KeyHasher,
+): Promise<boolean | undefined> {
+  const field = keySchema.fields[0] as Field;
+  const keeper = hashHandoff(context).keeper();
+  const unavailable = (g: number) => {
+    if (g > 0) collection?.abort();
+    return undefined;
+  };
+  try {
+    for (let g = 0; g < reader.numRowGroups; g++) {
+      const hashes = await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal);
+      if (hashes === undefined) return unavailable(g);
+      collection?.add(hashes.hashWords, hashes.nulls);
+      if (!keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) {
+        keeper.add(hashes.hashWords);
+        continue;
+      }
+      const values = (await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal, true))?.values;
+      if (values === undefined) return unavailable(g + 1);
+      const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
+      const encoded = encodeKeys(batch, keys.columns, { hasher, hashWords: hashes.hashWords });
+      keeper.add(hashes.hashWords, encoded);
+      if (keys.containsAny(encoded)) {
+        collection?.abort();
+        const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
+        footerHandoff(context).offer(file, reader.metadata, whole);
+        keeper.handTo(file);
+        return true;
+      }
+    }
+    collection?.commit();
+    return false;
+  } finally {
+    keeper.drop(); // nothing left after handTo
   }
-  return groups;
+}
+
+/** A one-column batch of `data` under `field`. */
+function keyBatch(field: Field, data: Data): RecordBatch {
+  const struct = makeData({ type: new Struct([field]), length: data.length, nullCount: 0, children: [data] });
+  return new RecordBatch(new Schema([field]), struct);
 }
 
 export async function fileHoldsSourceKey(
@@ -79,12 +123,8 @@ export async function fileHoldsSourceKey(
       return false;
     }
     if (valueHashes && hashesSuffice(keys, keySchema, hasher)) {
-      const missed = await missedByValueHashes(reader, keys, context.signal);
-      if (missed !== undefined) {
-        for (const { hashWords, nulls } of missed) collection?.add(hashWords, nulls);
-        collection?.commit();
-        return false;
-      }
+      const probed = await probedByValueHashes(reader, file, keys, keySchema, context, collection, hasher);
+      if (probed !== undefined) return probed;
     }
     // The probe reads ahead the reader's default (one row group), whatever the rewrite's knob says.
     const probeContext = { ...context, knobs: { ...context.knobs, readAheadRowGroups: undefined } };

@@ -16,6 +16,7 @@ export {
 export { type ReadObjectsOptions, readParquetObjects } from "./objects.js";
 export {
   type ColumnChunkRange,
+  type ColumnValueHashes,
   DEFAULT_RANGE_COALESCE_GAP_BYTES,
   DEFAULT_RANGE_GET_CONCURRENCY,
   DEFAULT_RANGE_GET_PART_SIZE_BYTES,

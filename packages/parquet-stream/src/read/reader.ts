@@ -13,9 +13,9 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import { Binary, type Data, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
 import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
-import { nativeValueHasher } from "../engine.js";
+import { nativeValueHasher, type ValueHashes } from "../engine.js";
 import { type ReadAdmission, type Release, recordBatchBytes } from "./admission.js";
 import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodePages, LeafCursor } from "./column-chunk.js";
@@ -238,17 +238,21 @@ export class ParquetReader {
   /**
    * XXH64 under `seed` of each value of the top-level BYTE_ARRAY column `column` in row group `rowGroup`
    * (string or binary: no conversion), decoded and hashed by the native engine off this thread: row i's hash
-   * as (lo, hi) at 2i, 2i + 1, NULL rows flagged (hashed as no bytes). Undefined, with nothing held, when
+   * as (lo, hi) at 2i, 2i + 1, NULL rows flagged (hashed as no bytes). With `withValues`, the values as well
+   * (`values`: row i's bytes at [offsets[i], offsets[i + 1]) of `data`), so a caller that finds a hash it
+   * looks for can compare the values without decoding the column again. Undefined, with nothing held, when
    * this process runs parquet-wasm, the reader has no footer bytes (it was opened from a parsed footer), the
    * column is another kind, or the native engine cannot decode it: read the column instead. The chunk is
-   * fetched under the reader's admission, and 9 bytes a row are admitted as decoded.
+   * fetched under the reader's admission, and the decoded bytes (9 a row, and the values' size) are admitted
+   * while the call runs (the values' size first estimated from the chunk's uncompressed pages).
    */
   async valueHashes(
     rowGroup: number,
     column: string,
     seed: bigint,
     signal?: AbortSignal,
-  ): Promise<{ hashWords: Uint32Array; nulls: Uint8Array | undefined } | undefined> {
+    withValues = false,
+  ): Promise<ColumnValueHashes | undefined> {
     const hash = nativeValueHasher();
     const footer = this.#footer;
     const node = this.#schema.byName.get(column);
@@ -260,10 +264,9 @@ export class ParquetReader {
     const span = chunkSpan(this.#chunkMeta(group.columns[node.columnIndex]?.meta_data, node.columnIndex));
     const { bytes, release } = await this.#fetch(rowGroup, [node], signal);
     try {
-      const admission = this.#options.admission;
-      const admitted = admission
-        ? await admission.admitDecode(9 * rows, signal ?? this.#options.signal)
-        : noRelease;
+      const estimate =
+        9 * rows + (withValues ? this.uncompressedBytes(rowGroup, [column]) + 4 * (rows + 1) : 0);
+      let admitted = await this.#admitDecode(estimate, signal);
       try {
         const seedLo = Number(BigInt.asUintN(32, seed));
         const seedHi = Number(BigInt.asUintN(32, seed >> 32n));
@@ -276,12 +279,22 @@ export class ParquetReader {
           node.columnIndex,
           seedLo,
           seedHi,
+          withValues,
         );
         if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
+        const values = withValues ? valuesOf(out, rows, node.conversion === "binary") : undefined;
+        if (withValues && values === undefined) return undefined;
+        const actual = 9 * rows + (values ? values.valueOffsets.byteLength + values.values.byteLength : 0);
+        if (actual > estimate) {
+          // Never wait while holding: give back the estimate, then wait for what the call really holds.
+          admitted();
+          admitted = await this.#admitDecode(actual, signal);
+        }
         const h = out.hashes;
         return {
           hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
           nulls: out.nulls ?? undefined,
+          values,
         };
       } catch {
         return undefined; // the native engine could not decode it: the JavaScript reader will say why
@@ -291,6 +304,13 @@ export class ParquetReader {
     } finally {
       release();
     }
+  }
+
+  #admitDecode(bytes: number, signal: AbortSignal | undefined): Promise<() => void> {
+    const admission = this.#options.admission;
+    return admission
+      ? admission.admitDecode(bytes, signal ?? this.#options.signal)
+      : Promise.resolve(noRelease);
   }
 
   /** Yields the selected row groups one at a time (optionally cut into `batchRows` slices). */
@@ -523,6 +543,45 @@ function footerInTail(
 interface FetchedGroup {
   bytes: Uint8Array[];
   release: Release;
+}
+
+/** A row group's value hashes of one byte-array column (ParquetReader.valueHashes). */
+export interface ColumnValueHashes {
+  /** Row i's XXH64 as (lo, hi) at 2i, 2i + 1. */
+  hashWords: Uint32Array;
+  /** 1 for a NULL row; undefined when there is none. */
+  nulls: Uint8Array | undefined;
+  /** Asked for: the column's values (Utf8 or Binary, as the reader decodes the column). */
+  values: Data<Utf8 | Binary> | undefined;
+}
+
+/**
+ * The native call's values as Arrow data of the column's type (offsets copied when their bytes are not
+ * 4-aligned, the NULL flags packed into a validity bitmap); undefined when absent or malformed.
+ */
+function valuesOf(out: ValueHashes, rows: number, binary: boolean): Data<Utf8 | Binary> | undefined {
+  const raw = out.offsets;
+  const data = out.values;
+  if (!raw || !data || raw.byteLength !== 4 * (rows + 1)) return undefined;
+  const valueOffsets =
+    raw.byteOffset % 4 === 0
+      ? new Int32Array(raw.buffer, raw.byteOffset, rows + 1)
+      : new Int32Array(raw.slice().buffer, 0, rows + 1);
+  if (valueOffsets[0] !== 0 || valueOffsets[rows] !== data.byteLength) return undefined;
+  const nulls = out.nulls ?? undefined;
+  let nullCount = 0;
+  let nullBitmap: Uint8Array | undefined;
+  if (nulls) {
+    nullBitmap = new Uint8Array(Math.ceil(rows / 8)).fill(0xff);
+    for (let i = 0; i < rows; i++) {
+      if (nulls[i] === 1) {
+        nullCount++;
+        nullBitmap[i >> 3] = (nullBitmap[i >> 3] as number) & ~(1 << (i & 7));
+      }
+    }
+  }
+  const props = { length: rows, nullCount, nullBitmap, valueOffsets, data };
+  return binary ? makeData({ type: new Binary(), ...props }) : makeData({ type: new Utf8(), ...props });
 }
 
 const noRelease: Release = () => undefined;
