@@ -105,29 +105,23 @@ function readParquetBatches(bytes, options = {}) {
 }
 
 /**
- * Encodes the batches a ReadableStream yields into one Parquet file; yields its bytes as row groups are
- * flushed and the footer last. Each batch is freed once encoded. A failure is thrown, never swallowed.
+ * Encodes the batches `batches` yields (an async iterable, or a ReadableStream as parquet-wasm takes) into one
+ * Parquet file; yields its bytes as row groups are flushed and the footer last. Each batch is freed once
+ * encoded. A failure is thrown, never swallowed.
  */
 async function* transformParquetStream(batches, props) {
-  const reader = batches.getReader();
   let writer;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      try {
-        writer ??= new (native().NativeFileWriter)(value.schema, props);
-        const flushed = writer.write(value);
-        if (flushed) yield flushed;
-      } finally {
-        value.free();
-      }
+  for await (const value of batches) {
+    try {
+      writer ??= new (native().NativeFileWriter)(value.schema, props);
+      const flushed = writer.write(value);
+      if (flushed) yield flushed;
+    } finally {
+      value.free();
     }
-    if (writer === undefined) throw new Error("no batch to write a Parquet file from");
-    yield writer.finish();
-  } finally {
-    reader.releaseLock();
   }
+  if (writer === undefined) throw new Error("no batch to write a Parquet file from");
+  yield writer.finish();
 }
 
 /** One whole table as one Parquet file's bytes; the table is freed, as parquet-wasm's writeParquet does. */

@@ -65,7 +65,7 @@ export declare function readParquetBatches(
   options?: { rowGroups?: number[]; batchSize?: number },
 ): NativeBatchStream;
 export declare function transformParquetStream(
-  batches: ReadableStream<NativeBatch>,
+  batches: AsyncIterable<NativeBatch> | ReadableStream<NativeBatch>,
   props: WriterProperties,
 ): AsyncIterable<Uint8Array>;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;

@@ -89,6 +89,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     releaseParquet?: (bytes: Uint8Array) => void;
     readParquetBatches?: (bytes: Uint8Array, options: { rowGroups: number[]; batchSize: number }) => Batches;
   } = require(wasmEntry);
+  /** The native engine (@deltalite/parquet-native): it streams passed-through files and takes async iterables. */
+  const native = typeof wasm.readParquetBatches === "function";
   const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
     snappy: wasm.Compression.SNAPPY,
     zstd: wasm.Compression.ZSTD,
@@ -317,20 +319,37 @@ function encoderWorkerMain(wasmEntry: string): void {
   }
   const streams = new Map<number, Stream>();
 
+  /** `batches` as a ReadableStream pulled one batch at a time (a failure errors the stream). */
+  function readableOf(batches: AsyncGenerator<WasmBatch>): ReadableStream<WasmBatch> {
+    return new ReadableStream({
+      async pull(controller) {
+        const next = await batches.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await batches.return(undefined);
+      },
+    });
+  }
+
   async function encodeFile(stream: Stream, settings: EncoderSettings): Promise<void> {
     let numRows = 0;
     let bytes = 0;
+    // Kept to be thrown after the output ends: an input failure must fail the file even where the engine
+    // ended its output without one (parquet-wasm does not always rethrow its input stream's error).
     let inputFailure: unknown;
     stream.post({ type: "fileStart" });
-    const input = new ReadableStream({
-      async pull(controller) {
-        try {
-          // Let the output side take in row groups parquet-rs just flushed before judging the size.
+    // The file's batches, each taken once the output side has taken in the row groups parquet-rs just
+    // flushed (so the size check sees them) and the main thread has stored an earlier chunk.
+    async function* fileBatches(): AsyncGenerator<WasmBatch> {
+      try {
+        for (;;) {
           await new Promise((resolve) => setImmediate(resolve));
           await stream.until(() => stream.unacked <= MAX_UNACKED_CHUNKS);
-          if (numRows > 0 && bytes >= settings.targetFileSize) return controller.close();
+          if (numRows > 0 && bytes >= settings.targetFileSize) return;
           let batch = await stream.nextBatch();
-          if (batch === undefined) return controller.close();
+          if (batch === undefined) return;
           // Never let a slice straddle a row-count boundary: row groups then close exactly at the row cap,
           // and the size check above runs at every row-group boundary.
           const room = settings.maxRowGroupRows - (numRows % settings.maxRowGroupRows);
@@ -341,14 +360,19 @@ function encoderWorkerMain(wasmEntry: string): void {
             whole.free();
           }
           numRows += batch.numRows;
-          controller.enqueue(batch);
-        } catch (error) {
-          inputFailure = error;
-          controller.error(error);
+          yield batch;
         }
-      },
-    });
-    const output = await wasm.transformParquetStream(input, properties(settings));
+      } catch (error) {
+        inputFailure = error;
+        throw error;
+      }
+    }
+    const output = await wasm.transformParquetStream(
+      // The native engine takes the batches as they are; parquet-wasm wants a ReadableStream, whose pull
+      // machinery is JavaScript the worker would otherwise run and compile for every batch.
+      (native ? fileBatches() : readableOf(fileBatches())) as ReadableStream,
+      properties(settings),
+    );
     const send = (chunk: Uint8Array) => {
       stream.unacked++;
       stream.post({ type: "chunk", bytes: chunk }, [chunk.buffer as ArrayBuffer]);
