@@ -38,6 +38,8 @@ export interface NativeBatch {
   readonly numRows: number;
   readonly schema: NativeSchema;
   slice(offset: number, length: number): NativeBatch;
+  /** The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch. */
+  keepRanges(starts: number[], ends: number[]): NativeBatch;
   withSchema(schema: NativeSchema): NativeBatch;
   free(): void;
 }

@@ -1,7 +1,9 @@
 //! Arrow data held natively for JavaScript: a schema, a record batch, a table of batches; Arrow IPC streams in.
 //! `free` releases a value's buffers at once (JavaScript's collector may run much later).
 
-use arrow_array::RecordBatch;
+use arrow_array::builder::BooleanBufferBuilder;
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_select::filter::filter_record_batch;
 use arrow_ipc::reader::StreamReader;
 use arrow_schema::SchemaRef;
 use napi::bindgen_prelude::*;
@@ -51,6 +53,32 @@ impl NativeBatch {
             return Err(Error::from_reason("slice past the batch's rows"));
         }
         Ok(NativeBatch { inner: Some(batch.slice(offset as usize, length as usize)) })
+    }
+
+    /// The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch: a file passed
+    /// through with hundreds of rows left out becomes one batch to encode, not hundreds of slices.
+    #[napi(catch_unwind)]
+    pub fn keep_ranges(&self, starts: Vec<u32>, ends: Vec<u32>) -> Result<NativeBatch> {
+        let batch = self.batch()?;
+        let rows = batch.num_rows();
+        let mut keep = BooleanBufferBuilder::new(rows);
+        let mut at = 0usize;
+        if starts.len() != ends.len() {
+            return Err(Error::from_reason("keepRanges: starts and ends differ in length"));
+        }
+        for (&start, &end) in starts.iter().zip(&ends) {
+            let (start, end) = (start as usize, end as usize);
+            if start < at || end < start || end > rows {
+                return Err(Error::from_reason("keepRanges: ranges must ascend within the batch's rows"));
+            }
+            keep.append_n(start - at, false);
+            keep.append_n(end - start, true);
+            at = end;
+        }
+        keep.append_n(rows - at, false);
+        let mask = BooleanArray::new(keep.finish(), None);
+        let kept = filter_record_batch(batch, &mask).map_err(failure)?;
+        Ok(NativeBatch { inner: Some(kept) })
     }
 
     /// The same columns under `schema`, refused unless `schema` contains the batch's own (names, types).

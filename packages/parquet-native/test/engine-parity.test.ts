@@ -220,6 +220,38 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       expect(() => native.readParquetBatches(new Uint8Array([1, 2, 3]))).toThrow();
     });
 
+    it("keepRanges copies the rows of its ranges into one batch: the same file as their slices", async () => {
+      const ipc = await typeMatrixIpc(5, 300);
+      const properties = () => props(native, "SNAPPY", 1000, []);
+      const file = native.writeParquet(native.Table.fromIPCStream(ipc), properties());
+      const ranges: [number, number][] = [
+        [0, 3],
+        [4, 5],
+        [17, 120],
+        [121, 299],
+      ];
+      const batchOf = () => native.readParquet(file, { rowGroups: [0], batchSize: 300 }).recordBatches()[0];
+      const whole = batchOf();
+      const kept = whole.keepRanges(
+        ranges.map(([start]) => start),
+        ranges.map(([, end]) => end),
+      );
+      expect(kept.numRows).toBe(ranges.reduce((n, [start, end]) => n + end - start, 0));
+      const sliced = batchOf();
+      const slices = ranges.map(([start, end]) => sliced.slice(start, end - start));
+      expectSameParquet(
+        await streamed(native, [kept], properties()),
+        await streamed(native, slices, properties()),
+      );
+      // Ranges that overlap, descend or run past the batch are refused.
+      expect(() => whole.keepRanges([0, 2], [3, 4])).toThrow(/ascend/);
+      expect(() => whole.keepRanges([5], [4])).toThrow(/ascend/);
+      expect(() => whole.keepRanges([0], [301])).toThrow(/ascend/);
+      expect(() => whole.keepRanges([0, 1], [1])).toThrow(/differ in length/);
+      whole.free();
+      sliced.free();
+    });
+
     it("bad input is a thrown error, and the process goes on", async () => {
       const ipc = await typeMatrixIpc(4, 50);
       const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 50, []));

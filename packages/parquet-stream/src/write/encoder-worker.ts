@@ -27,6 +27,8 @@ import type * as ParquetWasm from "parquet-wasm";
 import type { ParquetCodec } from "./options.js";
 
 type WasmBatch = ParquetWasm.RecordBatch;
+/** A native engine's batch: the rows of several ranges copied into one batch (parquet-wasm's have no such method). */
+type KeepsRanges = { keepRanges?: (starts: number[], ends: number[]) => WasmBatch };
 /** A passed-through file's rows decoded a batch at a time (the native engine's `readParquetBatches`). */
 type Batches = { nextTable(): ParquetWasm.Table | null; free(): void; readonly released: boolean };
 
@@ -303,7 +305,11 @@ function encoderWorkerMain(wasmEntry: string): void {
       }
     }
 
-    /** Puts `batch` into `carry`, or the slices of it a passed-through file keeps (the batch is then freed). */
+    /**
+     * Puts `batch` into `carry`, or what of it a passed-through file keeps (the batch is then freed): on the
+     * native engine those rows copied into one batch, else a slice per kept range. A file with hundreds of
+     * replaced rows made hundreds of slices, each a turn of the encode loop and a write of its own.
+     */
     #keep(batch: WasmBatch, file: FileInput | undefined): void {
       const ranges: [number, number][] = file ? keptRanges(file, batch.numRows) : [[0, batch.numRows]];
       if (ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0][1] === batch.numRows) {
@@ -311,7 +317,12 @@ function encoderWorkerMain(wasmEntry: string): void {
         return;
       }
       try {
-        for (const [start, end] of ranges) this.carry.push(batch.slice(start, end - start));
+        const keepRanges = (batch as KeepsRanges).keepRanges;
+        if (ranges.length > 1 && keepRanges !== undefined) {
+          const starts = ranges.map(([start]) => start);
+          const ends = ranges.map(([, end]) => end);
+          this.carry.push(keepRanges.call(batch, starts, ends));
+        } else for (const [start, end] of ranges) this.carry.push(batch.slice(start, end - start));
       } finally {
         batch.free();
       }
