@@ -79,19 +79,31 @@ async function probedByValueHashes(
       const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
       const encoded = encodeKeys(batch, keys.columns, { hasher, hashWords: hashes.hashWords });
       keeper.add(hashes.hashWords, encoded);
-      if (keys.containsAny(encoded)) {
-        collection?.abort();
-        const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
-        footerHandoff(context).offer(file, reader.metadata, whole);
-        keeper.handTo(file);
-        return true;
-      }
+      if (keys.containsAny(encoded)) return handOverHit(reader, file, context, keeper, collection);
     }
     collection?.commit();
     return false;
   } finally {
     keeper.drop(); // nothing left after handTo
   }
+}
+
+/**
+ * A file with a source key: its hash collection dropped (the file is about to be removed), its footer (and
+ * a small file's bytes) and the key hashes kept so far handed to the rewrite.
+ */
+function handOverHit(
+  reader: ParquetReader,
+  file: FileView,
+  context: LiveFileReadContext,
+  keeper: HashKeeper,
+  collection: HashCollection | undefined,
+): true {
+  collection?.abort();
+  const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
+  footerHandoff(context).offer(file, reader.metadata, whole);
+  keeper.handTo(file);
+  return true;
 }
 
 /** A one-column batch of `data` under `field`. */
@@ -143,11 +155,7 @@ export async function fileHoldsSourceKey(
       keeper.add(words, encoded);
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
-        collection?.abort();
-        const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
-        footerHandoff(context).offer(file, reader.metadata, whole);
-        keeper.handTo(file);
-        return true;
+        return handOverHit(reader, file, context, keeper, collection);
       }
     }
     collection?.commit();
