@@ -59,13 +59,13 @@ impl NativeBatch {
     /// through with hundreds of rows left out becomes one batch to encode, not hundreds of slices.
     #[napi(catch_unwind)]
     pub fn keep_ranges(&self, starts: Vec<u32>, ends: Vec<u32>) -> Result<NativeBatch> {
+        if starts.len() != ends.len() {
+            return Err(Error::from_reason("keepRanges: starts and ends differ in length"));
+        }
         let batch = self.batch()?;
         let rows = batch.num_rows();
         let mut keep = BooleanBufferBuilder::new(rows);
         let mut at = 0usize;
-        if starts.len() != ends.len() {
-            return Err(Error::from_reason("keepRanges: starts and ends differ in length"));
-        }
         for (&start, &end) in starts.iter().zip(&ends) {
             let (start, end) = (start as usize, end as usize);
             if start < at || end < start || end > rows {

@@ -1,9 +1,9 @@
 //! Per-row hashes of one byte-array column, decoded from the ranges of its file a JavaScript reader fetched
 //! (the footer and the column's chunk: a sparse view of the file) on the libuv thread pool. Row i's hash is
 //! XXH64 of its value's bytes under the caller's seed, and of no bytes for a NULL (flagged apart). The hashes
-//! cross back to JavaScript, and an upsert's probe asks whether any of them is a source
-//! key's. Asked for them, the values come back too (their offsets from 0 and their bytes, one copy each), so a
-//! probe that finds a source key's hash checks the keys exactly without decoding the column again.
+//! cross back to JavaScript, where an upsert's probe asks whether any of them is a source key's; asked for
+//! them, the values come back too (their offsets from 0 and their bytes, one copy each), so a probe that finds
+//! a source key's hash matches the keys exactly without decoding the column again.
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};

@@ -61,21 +61,22 @@ async function probedByValueHashes(
 ): Promise<boolean | undefined> {
   const field = keySchema.fields[0] as Field;
   const keeper = hashHandoff(context).keeper();
-  const unavailable = (g: number) => {
-    if (g > 0) collection?.abort();
+  // The native engine cannot give a row group: nothing half-collected may be cached.
+  const unavailable = (collected: boolean) => {
+    if (collected) collection?.abort();
     return undefined;
   };
   try {
     for (let g = 0; g < reader.numRowGroups; g++) {
       const hashes = await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal);
-      if (hashes === undefined) return unavailable(g);
+      if (hashes === undefined) return unavailable(g > 0);
       collection?.add(hashes.hashWords, hashes.nulls);
       if (!keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) {
         keeper.add(hashes.hashWords);
         continue;
       }
       const values = (await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal, true))?.values;
-      if (values === undefined) return unavailable(g + 1);
+      if (values === undefined) return unavailable(true);
       const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
       const encoded = encodeKeys(batch, keys.columns, { hasher, hashWords: hashes.hashWords });
       keeper.add(hashes.hashWords, encoded);

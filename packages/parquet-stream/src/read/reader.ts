@@ -239,8 +239,8 @@ export class ParquetReader {
    * XXH64 under `seed` of each value of the top-level BYTE_ARRAY column `column` in row group `rowGroup`
    * (string or binary: no conversion), decoded and hashed by the native engine off this thread: row i's hash
    * as (lo, hi) at 2i, 2i + 1, NULL rows flagged (hashed as no bytes). With `withValues`, the values as well
-   * (`values`: row i's bytes at [offsets[i], offsets[i + 1]) of `data`), so a caller that finds a hash it
-   * looks for can compare the values without decoding the column again. Undefined, with nothing held, when
+   * (`values`: Arrow data of the column's Utf8 or Binary type), so a caller that finds a hash it looks for
+   * can compare the values without decoding the column again. Undefined, with nothing held, when
    * this process runs parquet-wasm, the reader has no footer bytes (it was opened from a parsed footer), the
    * column is another kind, or the native engine cannot decode it: read the column instead. The chunk is
    * fetched under the reader's admission, and the decoded bytes (9 a row, and the values' size) are admitted
