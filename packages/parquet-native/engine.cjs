@@ -3,7 +3,8 @@
  * parquet-stream's encoder worker uses, so the worker runs unchanged on either engine: writer-property
  * builders and enums, `Table.fromIPCStream`, `readParquet` (one file's footer parsed once while its row
  * groups are read, `releaseParquet` ends that), `readParquetBatches` (its row groups a batch at a time: native
- * only), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
+ * only), `readParquetFileBatches` (the same from a local file's path, its pages read as they are decoded:
+ * native only), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
  * which here reports the addon's heap high-water mark. `available` is false when the addon is not built or
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
  * reader: the values of a column chunk it fetched, hashed off its thread.
@@ -105,6 +106,17 @@ function readParquetBatches(bytes, options = {}) {
 }
 
 /**
+ * The rows of `options.rowGroups` (all by default) of the Parquet file at `path` as a stream of batches of at
+ * most `options.batchSize` rows, as `readParquetBatches` gives them, each batch's pages read from the file
+ * when `nextTable()` decodes it: nothing of the file is held in memory but those pages. A file whose length
+ * is not `size` is refused (a Delta data file is never rewritten in place, so another length means another
+ * file).
+ */
+function readParquetFileBatches(path, size, options = {}) {
+  return native().streamParquetFile(path, size, options.rowGroups, options.batchSize ?? 1024);
+}
+
+/**
  * Encodes the batches `batches` yields (an async iterable, or a ReadableStream as parquet-wasm takes) into one
  * Parquet file; yields its bytes as row groups are flushed and the footer last. Each batch is freed once
  * encoded. A failure is thrown, never swallowed.
@@ -158,6 +170,7 @@ exports.Table = Table;
 exports.readParquet = readParquet;
 exports.releaseParquet = releaseParquet;
 exports.readParquetBatches = readParquetBatches;
+exports.readParquetFileBatches = readParquetFileBatches;
 exports.transformParquetStream = transformParquetStream;
 exports.writeParquet = writeParquet;
 exports.hashColumnValues = hashColumnValues;

@@ -66,6 +66,12 @@ export declare function readParquetBatches(
   bytes: Uint8Array,
   options?: { rowGroups?: number[]; batchSize?: number },
 ): NativeBatchStream;
+/** The same from the local file at `path` (its pages read as they are decoded); refused unless `size` bytes long. */
+export declare function readParquetFileBatches(
+  path: string,
+  size: number,
+  options?: { rowGroups?: number[]; batchSize?: number },
+): NativeBatchStream;
 export declare function transformParquetStream(
   batches: AsyncIterable<NativeBatch> | ReadableStream<NativeBatch>,
   props: WriterProperties,

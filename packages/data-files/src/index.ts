@@ -20,6 +20,7 @@ export {
   readLiveFile,
 } from "./read/live-file.js";
 export { DEFAULT_PASSTHROUGH_MAX_BYTES, passthroughMaxBytes } from "./read/passthrough-limit.js";
+export { localPassthroughSource } from "./read/passthrough-source.js";
 export { SMALL_FILE_MAX_BYTES } from "./read/small-file.js";
 export { fetchWholeFile, readerOverBytes, type WholeFile } from "./read/whole-file.js";
 export * from "./scan/index.js";

@@ -80,6 +80,10 @@ export class LocalFileStore implements ObjectStore {
     return path.join(this.#dir, ...key.split("/"));
   }
 
+  localPath(key: string): string {
+    return this.#path(key);
+  }
+
   async get(key: string, options: GetOptions = {}): Promise<Uint8Array> {
     const file = this.#path(key);
     throwIfAborted(options.signal, this.root, key);

@@ -23,7 +23,12 @@ export class PrefixedStore implements ObjectStore {
     this.#inner = inner;
     this.#prefix = `${prefix}/`;
     this.root = `${inner.root.replace(/\/$/, "")}/${prefix}`;
+    const localPath = inner.localPath?.bind(inner);
+    if (localPath) this.localPath = (key) => localPath(this.#key(key));
   }
+
+  /** The inner store's local path of the prefixed key, when the inner store has local paths. */
+  readonly localPath?: (key: string) => string;
 
   get capabilities() {
     return this.#inner.capabilities;

@@ -270,7 +270,13 @@ export class TimeoutStore implements ObjectStore {
     this.#inner = inner;
     this.root = inner.root;
     this.policy = Object.freeze(validateRequestTimeoutPolicy(policy));
+    // A local file read in place is no request: nothing to time.
+    const localPath = inner.localPath?.bind(inner);
+    if (localPath) this.localPath = localPath;
   }
+
+  /** The inner store's local path of a key, when it has local paths. */
+  readonly localPath?: (key: string) => string;
 
   get capabilities() {
     return this.#inner.capabilities;

@@ -2,9 +2,10 @@
  * The ObjectStore contract suite (vitest). Every store implementation runs it — memory, local and S3 against
  * a real server — so they all honour the same guarantees: round trips, ranges, sorted listings with
  * start-after, atomic `create`, `ifMatch` where declared, multipart uploads, idempotent deletes, key
- * hygiene, and racing writers with exactly one winner per round.
+ * hygiene, local paths where given, and racing writers with exactly one winner per round.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { isDeltaLiteError } from "@deltalite/errors";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listAll } from "./collect.js";
@@ -139,6 +140,24 @@ export function runObjectStoreContract(
         [2 * MiB, 4 * MiB],
       ] as const) {
         expect(same(await store.get(key, { range: { start, end } }), data.subarray(start, end))).toBe(true);
+      }
+    });
+
+    it("a local path, where the store gives one, holds exactly the object's bytes", {
+      timeout,
+    }, async (ctx) => {
+      const localPath = store.localPath?.bind(store);
+      if (!localPath) return ctx.skip();
+      const key = `${fresh()}/dir/local.bin`;
+      const data = randomBytes(70_001);
+      await store.put(key, data);
+      expect(Buffer.from(readFileSync(localPath(key))).equals(data)).toBe(true);
+      // Overwritten in place or replaced, the path reads what `get` reads.
+      await store.put(key, text("second"));
+      expect(str(readFileSync(localPath(key)))).toBe("second");
+      expect(str(await store.get(key))).toBe("second");
+      for (const bad of ["../escape", "/abs", "a//b", ""]) {
+        expect(() => localPath(bad), bad).toThrow();
       }
     });
 

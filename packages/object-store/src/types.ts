@@ -118,4 +118,11 @@ export interface ObjectStore {
    * this method.
    */
   removeStaleTempFiles?(prefix: string, olderThanMs: number, options?: TempSweepOptions): Promise<string[]>;
+  /**
+   * Stores over a local directory give the file-system path of `key`'s object (the key validated as `get`
+   * validates it), so a reader in this process may read a large object in place, a page at a time, instead of
+   * fetching it whole; it reads exactly what `get` would. Other stores, and wrappers that observe or alter
+   * requests, do not have this method.
+   */
+  localPath?(key: string): string;
 }

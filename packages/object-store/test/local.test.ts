@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { LOCAL_TEMP_PREFIX, LocalFileStore, listAll, openStore } from "../src/index.js";
+import { LOCAL_TEMP_PREFIX, LocalFileStore, listAll, openStore, PrefixedStore } from "../src/index.js";
 import { runObjectStoreContract } from "../src/testing.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,6 +22,12 @@ afterAll(async () => {
 runObjectStoreContract("local file system", async () => new LocalFileStore(await tempDir()), {
   partSizeBytes: 64 * 1024,
 });
+
+runObjectStoreContract(
+  "local file system (prefixed)",
+  async () => new PrefixedStore(new LocalFileStore(await tempDir()), "sub/dir"),
+  { partSizeBytes: 64 * 1024 },
+);
 
 describe("local store specifics", () => {
   it("leaves no temp files behind after successful and losing creates", async () => {

@@ -2,8 +2,11 @@
 //! once, then its row groups are decoded on demand. View types (Utf8View, BinaryView, at any depth) are read
 //! as their plain types, as parquet-wasm does, so batches always fit the schemas the rest of deltalite uses.
 //! A file's row groups are decoded all at once (`readRowGroups`) or one batch at a time (`streamRowGroups`),
-//! so a passed-through file's decoded rows are held a batch at a time, not a row group at a time.
+//! so a passed-through file's decoded rows are held a batch at a time, not a row group at a time. A local file
+//! can also be streamed from its path (`streamParquetFile`): its pages are then read from the file as they are
+//! decoded, so none of its bytes are held in memory beyond the pages of the batch being decoded.
 
+use std::fs::File;
 use std::sync::{Arc, Weak};
 
 use arrow_schema::{DataType, FieldRef, Fields, Schema, SchemaRef};
@@ -13,6 +16,7 @@ use napi_derive::napi;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
 };
+use parquet::file::reader::ChunkReader;
 
 use crate::batch::{failure, NativeTable};
 
@@ -48,8 +52,8 @@ fn without_views(field: &FieldRef) -> FieldRef {
 }
 
 /// The file's footer as Arrow metadata, its view types read as plain ones.
-fn reader_metadata(bytes: &Bytes) -> parquet::errors::Result<ArrowReaderMetadata> {
-    let metadata = ArrowReaderMetadata::load(bytes, ArrowReaderOptions::default())?;
+fn reader_metadata<T: ChunkReader>(input: &T) -> parquet::errors::Result<ArrowReaderMetadata> {
+    let metadata = ArrowReaderMetadata::load(input, ArrowReaderOptions::default())?;
     let schema = metadata.schema();
     if !has_view_types(schema.fields()) {
         return Ok(metadata);
@@ -67,18 +71,28 @@ pub fn open_parquet(bytes: &[u8]) -> Result<NativeFile> {
     Ok(NativeFile { bytes, metadata })
 }
 
+/// A reader of `row_groups` of `input` (whose footer is `metadata`) in batches of at most `batch_size` rows.
+fn batch_reader<T: ChunkReader + 'static>(
+    input: T,
+    metadata: &ArrowReaderMetadata,
+    row_groups: Vec<u32>,
+    batch_size: u32,
+) -> Result<(SchemaRef, ParquetRecordBatchReader)> {
+    let count = metadata.metadata().num_row_groups();
+    if let Some(missing) = row_groups.iter().find(|&&g| g as usize >= count) {
+        return Err(Error::from_reason(format!("row group {missing} asked of a file with {count}")));
+    }
+    let groups = row_groups.into_iter().map(|g| g as usize).collect();
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(input, metadata.clone())
+        .with_row_groups(groups)
+        .with_batch_size(batch_size.max(1) as usize);
+    let schema = builder.schema().clone();
+    Ok((schema, builder.build().map_err(failure)?))
+}
+
 impl NativeFile {
     fn reader(&self, row_groups: Vec<u32>, batch_size: u32) -> Result<(SchemaRef, ParquetRecordBatchReader)> {
-        let count = self.metadata.metadata().num_row_groups();
-        if let Some(missing) = row_groups.iter().find(|&&g| g as usize >= count) {
-            return Err(Error::from_reason(format!("row group {missing} asked of a file with {count}")));
-        }
-        let groups = row_groups.into_iter().map(|g| g as usize).collect();
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(self.bytes.clone(), self.metadata.clone())
-            .with_row_groups(groups)
-            .with_batch_size(batch_size.max(1) as usize);
-        let schema = builder.schema().clone();
-        Ok((schema, builder.build().map_err(failure)?))
+        batch_reader(self.bytes.clone(), &self.metadata, row_groups, batch_size)
     }
 }
 
@@ -140,7 +154,29 @@ pub fn stream_parquet(bytes: Uint8Array, row_groups: Option<Vec<u32>>, batch_siz
     Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive })
 }
 
-/// Batches of a file's row groups decoded one at a time (`NativeFile::stream_row_groups`, `stream_parquet`).
+/// The rows of `row_groups` (all when absent) of the Parquet file at `path` as a stream of batches of at most
+/// `batch_size` rows, each batch's pages read from the file when it is decoded. `size` is the length the
+/// caller knows the file by (a Delta Add's): a file of another length is refused before anything is read.
+#[napi(catch_unwind)]
+pub fn stream_parquet_file(
+    path: String,
+    size: f64,
+    row_groups: Option<Vec<u32>>,
+    batch_size: u32,
+) -> Result<NativeBatchStream> {
+    let file = File::open(&path).map_err(|e| Error::from_reason(format!("cannot open {path}: {e}")))?;
+    let length = file.metadata().map_err(|e| Error::from_reason(format!("cannot stat {path}: {e}")))?.len();
+    if length as f64 != size {
+        return Err(Error::from_reason(format!("{path} is {length} bytes, expected {size}")));
+    }
+    let metadata = reader_metadata(&file).map_err(failure)?;
+    let row_groups = row_groups.unwrap_or_else(|| (0..metadata.metadata().num_row_groups() as u32).collect());
+    let (schema, reader) = batch_reader(file, &metadata, row_groups, batch_size)?;
+    Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive: Weak::new() })
+}
+
+/// Batches of a file's row groups decoded one at a time (`NativeFile::stream_row_groups`, `stream_parquet`,
+/// `stream_parquet_file`).
 #[napi]
 pub struct NativeBatchStream {
     schema: SchemaRef,

@@ -8,7 +8,7 @@
  * decodes to the same data in both (shown by re-encoding each decode with fixed properties); and bad input
  * (to the value hashes too) is a thrown error or a rejection, never a crash of the process.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -218,6 +218,71 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       expect(partial.released).toBe(true);
       expect(() => native.readParquetBatches(file, { rowGroups: [9] })).toThrow(/row group 9/);
       expect(() => native.readParquetBatches(new Uint8Array([1, 2, 3]))).toThrow();
+    });
+
+    it("a local file read a batch at a time from its path (readParquetFileBatches) is the data read in place", async () => {
+      const files = parquetFiles(fixturesDir()).slice(0, 60);
+      let compared = 0;
+      for (const path of files) {
+        const bytes = new Uint8Array(readFileSync(path));
+        const inPlace: unknown[] = [];
+        try {
+          const stream = native.readParquetBatches(bytes, { batchSize: 300 });
+          for (let table = stream.nextTable(); table !== null; table = stream.nextTable()) {
+            inPlace.push(...table.recordBatches());
+          }
+        } catch {
+          expect(
+            () => native.readParquetFileBatches(path, bytes.byteLength, { batchSize: 300 }).nextTable(),
+            path,
+          ).toThrow();
+          continue;
+        }
+        const fromPath = native.readParquetFileBatches(path, bytes.byteLength, { batchSize: 300 });
+        const batches: unknown[] = [];
+        for (let table = fromPath.nextTable(); table !== null; table = fromPath.nextTable()) {
+          batches.push(...table.recordBatches());
+        }
+        expect(fromPath.released, path).toBe(true);
+        expect(batches.length, path).toBe(inPlace.length);
+        if (batches.length === 0) continue;
+        const written = (input: unknown[]) =>
+          streamed(native, input, props(native, "UNCOMPRESSED", 1000, []));
+        expectSameParquet(await written(batches), await written(inPlace), path);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(30);
+      // Row groups asked for in any order; a file of another length, a missing file, a non-Parquet file: refused.
+      const ipc = await typeMatrixIpc(5, 400);
+      const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 100, []));
+      const dir = mkdtempSync(join(tmpdir(), "parquet-native-path-"));
+      try {
+        const path = join(dir, "part.parquet");
+        writeFileSync(path, file);
+        const partial = native.readParquetFileBatches(path, file.byteLength, {
+          rowGroups: [3, 1],
+          batchSize: 40,
+        });
+        const inPlace = native.readParquetBatches(file, { rowGroups: [3, 1], batchSize: 40 });
+        const rows = (stream: { nextTable(): { numRows: number; free(): void } | null }) => {
+          const counts: number[] = [];
+          for (let table = stream.nextTable(); table !== null; table = stream.nextTable()) {
+            counts.push(table.numRows);
+            table.free();
+          }
+          return counts;
+        };
+        expect(rows(partial)).toEqual(rows(inPlace));
+        expect(() => native.readParquetFileBatches(path, file.byteLength + 1)).toThrow(/expected/);
+        expect(() => native.readParquetFileBatches(path, file.byteLength, { rowGroups: [9] })).toThrow(
+          /row group 9/,
+        );
+        expect(() => native.readParquetFileBatches(join(dir, "missing.parquet"), 10)).toThrow(/cannot open/);
+        writeFileSync(join(dir, "junk.parquet"), new Uint8Array([1, 2, 3]));
+        expect(() => native.readParquetFileBatches(join(dir, "junk.parquet"), 3)).toThrow();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("keepRanges copies the rows of its ranges into one batch: the same file as their slices", async () => {

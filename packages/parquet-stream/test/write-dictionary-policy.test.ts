@@ -122,7 +122,7 @@ describe("dictionary policy", () => {
     const pages = async (withSample: boolean) => {
       let n = 0;
       const unit = passthroughOf(
-        new Uint8Array(bytes),
+        { bytes: new Uint8Array(bytes) },
         metadata,
         () => undefined,
         undefined,

@@ -5,12 +5,17 @@
  * rows are dropped silently); a worker that dies while it holds a passed-through file fails the write
  * cleanly, and every file's admission is given back exactly once in every case.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
 import { Field, type RecordBatch, Schema, Table, Utf8 } from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type ParquetPassthrough,
+  type PassthroughSource,
+  parquetEngineName,
   parquetFileStream,
   passthroughFits,
   passthroughOf,
@@ -41,7 +46,7 @@ async function parquetFile(table: Table, rowGroupRows: number) {
 /** A passthrough unit of `table` whose releases are counted in `released`. */
 async function unitOf(table: Table, released: { count: number }): Promise<ParquetPassthrough> {
   const { bytes, metadata } = await parquetFile(table, 3000);
-  return passthroughOf(bytes, metadata, () => released.count++);
+  return passthroughOf({ bytes }, metadata, () => released.count++);
 }
 
 async function ids(store: ObjectStore, files: WrittenFile[]): Promise<bigint[]> {
@@ -113,7 +118,7 @@ describe("parquet writer: passed-through files", () => {
         async (skip) => {
           let released = 0;
           const unit = passthroughOf(
-            new Uint8Array(bytes),
+            { bytes: new Uint8Array(bytes) },
             metadata,
             () => released++,
             Int32Array.from(skip),
@@ -136,6 +141,50 @@ describe("parquet writer: passed-through files", () => {
       { numRuns: 25 },
     );
   });
+
+  it.skipIf(parquetEngineName() !== "native")(
+    "a unit read in place from its local path writes what the same unit from its bytes writes",
+    async () => {
+      const { bytes, metadata } = await parquetFile(sequenceTable(0, 10_000, 12), 3000);
+      const dir = await mkdtemp(join(tmpdir(), "passthrough-path-"));
+      try {
+        const path = join(dir, "in.parquet");
+        await writeFile(path, bytes);
+        const skip = Int32Array.from(
+          range(0, 10_000)
+            .filter((i) => i % 11n === 4n || (i > 2990n && i < 3010n))
+            .map(Number),
+        );
+        const written = async (source: PassthroughSource) => {
+          let released = 0;
+          const unit = passthroughOf(source, metadata, () => released++, skip);
+          const store = new InMemoryStore();
+          const first = sequenceTable(20_000, 10, 12).batches[0] as RecordBatch;
+          const [file, ...more] = await writeParquetFiles(store, [first, unit], {
+            schema,
+            nextKey: () => "out.parquet",
+            maxRowGroupRows: 2500,
+          });
+          expect(more).toEqual([]);
+          expect(released).toBe(1);
+          return { store, file: file as WrittenFile, bytes: await store.get("out.parquet") };
+        };
+        const fromPath = await written({ path, size: bytes.byteLength });
+        const fromBytes = await written({ bytes: new Uint8Array(bytes) });
+        expect(Buffer.from(fromPath.bytes).equals(Buffer.from(fromBytes.bytes))).toBe(true);
+        const kept = range(0, 10_000).filter((id) => !skip.includes(Number(id)));
+        expect(await ids(fromPath.store, [fromPath.file])).toEqual([...range(20_000, 20_010), ...kept]);
+        // A path whose file is not the unit's length fails the write: nothing is written from another file.
+        const wrong = await written({ path, size: bytes.byteLength + 1 }).then(
+          () => "written",
+          (error: unknown) => String(error),
+        );
+        expect(wrong).toMatch(/expected/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("a file fits only with exactly the stream's columns", async () => {
     const { metadata } = await parquetFile(sequenceTable(0, 100, 12), 100);

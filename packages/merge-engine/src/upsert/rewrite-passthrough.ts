@@ -1,24 +1,28 @@
 /**
  * A hit file passed through the rewrite without decoding its other columns. A hit file of at most the
- * passthrough limit is fetched whole in one GET under the call's fetch admission (its footer from the probe,
- * footer-handoff.ts, or from those bytes); a small file the probe handed over whole is read from its bytes
- * with no GET, admitted again first. When its columns are exactly the table's (parquet-stream's
- * `passthroughFits`), its keys are matched against the source as the JS path matches them (rewrite-match.ts):
- * the probe's encoded keys when it handed over all of the file's rows (hash-handoff.ts), else its key columns
- * decoded from the fetched bytes (no further request). The file then goes to the encoder worker with the
- * replaced and deleted rows to leave out: parquet-rs decodes it one row group at a time and writes the slices
+ * passthrough limit is read by the encoder worker in place from its local path when the store and the engine
+ * allow (data-files `localPassthroughSource`: nothing fetched or held; its footer, unless the probe handed it,
+ * and any column read here come by ranged reads); else it is fetched whole in one GET under the call's fetch
+ * admission (its footer from the probe, footer-handoff.ts, or from those bytes); a small file the probe handed
+ * over whole is read from its bytes with no GET, admitted again first. When its columns are exactly the
+ * table's (parquet-stream's `passthroughFits`), its keys are matched against the source as the JS path
+ * matches them (rewrite-match.ts): the probe's encoded keys when it handed over all of the file's rows
+ * (hash-handoff.ts), else its key columns decoded here. The file then goes to the encoder worker with the
+ * replaced and deleted rows to leave out: parquet-rs decodes it a batch at a time and writes the slices
  * between those rows. The first file a partition's writer takes also carries a decoded sample of its first
  * rows (the columns the writer's dictionary policy judges), so the policy judges it as it judges a decoded
- * first batch. The admission is given back once the worker has decoded its last row group, so the
- * bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS from the
- * fetched bytes, under the same admission. The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES` (0: never),
- * else 64 MiB, and never above the call's fetch budget. The whole files a call holds for passing through are
- * bounded together by PASSTHROUGH_HELD_BYTES as well (a larger file is held alone).
+ * first batch. Fetched bytes' admission is given back once the worker has decoded the file's last row group,
+ * so the bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS
+ * (from the fetched bytes, under the same admission). The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES`
+ * (0: never), else 64 MiB, and never above the call's fetch budget. The whole files a call holds for passing
+ * through are bounded together by PASSTHROUGH_HELD_BYTES as well (a larger file is held alone).
  */
 import {
   Budget,
   fetchLiveFile,
   type LiveFileReadContext,
+  localPassthroughSource,
+  openLiveFile,
   openLiveFileOver,
   type Permit,
   readLiveFile,
@@ -32,6 +36,7 @@ import {
   type ParquetMetadata,
   type ParquetPassthrough,
   type ParquetReader,
+  type PassthroughSource,
   parquetFooterOfBytes,
   passthroughFits,
   passthroughOf,
@@ -102,6 +107,11 @@ export async function readWholeHitFile(
   passThrough: PassThrough,
   keys: HitFileKeys,
 ): Promise<WholeHitFile | undefined> {
+  const inPlace =
+    passThrough !== "no" && handed.bytes === undefined && file.size <= (input.passthroughMaxBytes ?? 0)
+      ? localPassthroughSource(input.store, file)
+      : undefined;
+  if (inPlace) return passedThroughInPlace(input, file, handed.footer, passThrough, keys, inPlace);
   const held = await holdForPassthrough(input, file, passThrough);
   const whole = await (handed.bytes ? admitHanded(input, file, handed.bytes) : fetchWhole(input, file)).catch(
     (error: unknown) => {
@@ -120,24 +130,68 @@ export async function readWholeHitFile(
       // The JS path's reader owns the bytes' admission (given back when it closes).
       return { reader: await openLiveFileOver(input.store, file, input.read, whole, metadata) };
     }
-    const skipRows =
-      keys.handed && handedRowCount(keys.handed) === Number(metadata.num_rows)
-        ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
-        : await rowsToSkip(input, file, whole.bytes, metadata, keys);
-    const sample =
-      passThrough === "with-sample"
-        ? await policySample(input, file, whole.bytes, metadata, skipRows)
-        : undefined;
+    // The reader borrows the bytes: their admission goes on with the unit.
+    const borrowed = { bytes: whole.bytes, release: () => undefined };
+    const reader = await openLiveFileOver(input.store, file, input.read, borrowed, metadata);
+    const { skipRows, sample } = await rowsLeftOut(reader, file, passThrough, keys, input).finally(() =>
+      reader.close(),
+    );
     const release = () => {
       whole.release();
       held?.release();
     };
-    return { unit: passthroughOf(whole.bytes, metadata, release, skipRows, sample) };
+    return { unit: passthroughOf({ bytes: whole.bytes }, metadata, release, skipRows, sample) };
   } catch (error) {
     whole.release();
     held?.release();
     throw error;
   }
+}
+
+/**
+ * A hit file the encoder worker reads in place from its local path (data-files `localPassthroughSource`):
+ * nothing fetched or held; its footer (unless handed) and the columns matching and the dictionary policy
+ * need are read by ranged reads through one reader, which the JS path takes over when the file does not fit.
+ */
+async function passedThroughInPlace(
+  input: PassthroughInput,
+  file: FileView,
+  footer: ParquetMetadata | undefined,
+  passThrough: PassThrough,
+  keys: HitFileKeys,
+  source: PassthroughSource,
+): Promise<WholeHitFile> {
+  const reader = await openLiveFile(input.store, file, input.read, footer);
+  try {
+    if (!passthroughFits(reader.metadata, input.dataSchema, file.path)) return { reader };
+    const { skipRows, sample } = await rowsLeftOut(reader, file, passThrough, keys, input);
+    reader.close();
+    return { unit: passthroughOf(source, reader.metadata, () => undefined, skipRows, sample) };
+  } catch (error) {
+    reader.close();
+    throw error;
+  }
+}
+
+/**
+ * The rows a passed-through file leaves out (the probe's handed keys matched when they cover all of its
+ * rows, else its key columns read through `reader`) and, when its unit must carry one, the dictionary
+ * policy's sample of the rows it keeps.
+ */
+async function rowsLeftOut(
+  reader: ParquetReader,
+  file: FileView,
+  passThrough: PassThrough,
+  keys: HitFileKeys,
+  input: PassthroughInput,
+): Promise<{ skipRows: Int32Array; sample: RecordBatch | undefined }> {
+  const skipRows =
+    keys.handed && handedRowCount(keys.handed) === Number(reader.metadata.num_rows)
+      ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
+      : await rowsToSkip(reader, file, keys, input);
+  const sample =
+    passThrough === "with-sample" ? await policySample(reader, file, skipRows, input) : undefined;
+  return { skipRows, sample };
 }
 
 /**
@@ -183,68 +237,47 @@ function handedRowCount(handed: readonly EncodedKeys[]): number {
 
 /** The file's rows the source replaces or deletes, ascending, from a read of its key columns alone. */
 async function rowsToSkip(
-  input: PassthroughInput,
+  reader: ParquetReader,
   file: FileView,
-  bytes: Uint8Array,
-  metadata: ParquetMetadata,
   keys: HitFileKeys,
+  input: PassthroughInput,
 ): Promise<Int32Array> {
-  // The reader borrows the bytes: their admission goes on with the unit.
-  const borrowed = { bytes, release: () => undefined };
-  const reader = await openLiveFileOver(input.store, file, input.read, borrowed, metadata);
-  try {
-    const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
-    const matched: BatchMatch[] = [];
-    let row = 0;
-    for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
-      matched.push(keys.match(batch, row));
-      row += batch.numRows;
-    }
-    return skipped(matched);
-  } finally {
-    reader.close();
+  const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
+  const matched: BatchMatch[] = [];
+  let row = 0;
+  for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
+    matched.push(keys.match(batch, row));
+    row += batch.numRows;
   }
+  return skipped(matched);
 }
 
 /**
  * The first decoded batch of the columns the writer's dictionary policy judges (parquet-stream
- * `judgedFields`), read from the fetched bytes, less the rows the rewrite drops (`skipRows`, ascending file
- * row numbers): the JS path's writer judges its first batch of kept rows, so a batch whose rows are all
- * dropped is passed over as there. Undefined when the table has no judged column (nothing to judge).
+ * `judgedFields`), less the rows the rewrite drops (`skipRows`, ascending file row numbers): the JS path's
+ * writer judges its first batch of kept rows, so a batch whose rows are all dropped is passed over as there.
+ * Undefined when the table has no judged column (nothing to judge).
  */
 async function policySample(
-  input: PassthroughInput,
+  reader: ParquetReader,
   file: FileView,
-  bytes: Uint8Array,
-  metadata: ParquetMetadata,
   skipRows: Int32Array,
+  input: PassthroughInput,
 ): Promise<RecordBatch | undefined> {
   const fields = judgedFields(input.dataSchema);
   if (fields.length === 0) return undefined;
-  // The reader borrows the bytes: their admission goes on with the unit.
-  const reader = await openLiveFileOver(
-    input.store,
-    file,
-    input.read,
-    { bytes, release: () => undefined },
-    metadata,
-  );
-  try {
-    let row = 0;
-    let next = 0;
-    for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
-      const keep: number[] = [];
-      for (let i = 0; i < batch.numRows; i++, row++) {
-        if (next < skipRows.length && skipRows[next] === row) next++;
-        else keep.push(i);
-      }
-      if (keep.length === 0) continue;
-      return keep.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(keep));
+  let row = 0;
+  let next = 0;
+  for await (const batch of readLiveFile(reader, file, { fields }, input.read)) {
+    const keep: number[] = [];
+    for (let i = 0; i < batch.numRows; i++, row++) {
+      if (next < skipRows.length && skipRows[next] === row) next++;
+      else keep.push(i);
     }
-    return undefined;
-  } finally {
-    reader.close();
+    if (keep.length === 0) continue;
+    return keep.length === batch.numRows ? batch : takeRows(batch, Int32Array.from(keep));
   }
+  return undefined;
 }
 
 /** The replaced and deleted rows of consecutive batch matches, ascending, numbered from the first batch's first row. */

@@ -18,6 +18,7 @@ import {
   type FromEncoder,
   type ToEncoder,
 } from "./encoder-worker.js";
+import type { PassthroughSource } from "./passthrough-unit.js";
 
 /** Slices of one stream sent to the worker and not yet handed to parquet-rs. */
 export const MAX_QUEUED_SLICES = 2;
@@ -151,11 +152,17 @@ export class EncoderSession {
   }
 
   /**
-   * Sends a whole Parquet file to pass through (its buffer is transferred), first waiting for credit;
-   * `onTaken` runs once the worker decoded its last row group, or when the session fails or closes.
+   * Sends a whole Parquet file to pass through (its buffer, when it is given as bytes, is transferred), first
+   * waiting for credit; `onTaken` runs once the worker decoded its last row group, or when the session fails
+   * or closes.
    */
   async sendFile(
-    file: { bytes: Uint8Array; rowGroups: number[]; batchRows: number; skipRows?: Int32Array | undefined },
+    file: {
+      source: PassthroughSource;
+      rowGroups: number[];
+      batchRows: number;
+      skipRows?: Int32Array | undefined;
+    },
     onTaken: () => void,
   ): Promise<void> {
     try {
@@ -166,10 +173,9 @@ export class EncoderSession {
     }
     this.#credit--;
     this.#onTaken.push(onTaken);
-    const { bytes, rowGroups, batchRows, skipRows } = file;
-    this.#encoder.post({ id: this.id, type: "file", bytes, rowGroups, batchRows, skipRows }, [
-      bytes.buffer as ArrayBuffer,
-    ]);
+    const { source, rowGroups, batchRows, skipRows } = file;
+    const transfer = "bytes" in source ? [source.bytes.buffer as ArrayBuffer] : [];
+    this.#encoder.post({ id: this.id, type: "file", source, rowGroups, batchRows, skipRows }, transfer);
   }
 
   /** Sends a one-reply request (the reply is the next event). */

@@ -9,7 +9,8 @@
  *
  * Besides IPC slices, a stream takes whole Parquet files to pass through (compaction, passthrough.ts): the
  * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),
- * or, on the native engine, one batch at a time (`readParquetBatches`, reading the file's bytes in place),
+ * or, on the native engine, one batch at a time (`readParquetBatches`, reading the file's bytes in place; or
+ * `readParquetFileBatches`, reading a local file's pages from its path as they are decoded),
  * relabels each batch with the stream's schema (`withSchema`: refused unless the file's decoded schema fits
  * it) and hands the batches to the same parquet-rs writer; the file counts as one queued input and is
  * acknowledged (`taken`) once its last row group (native: its last batch) is decoded, so its bytes are held
@@ -25,6 +26,7 @@
  */
 import type * as ParquetWasm from "parquet-wasm";
 import type { ParquetCodec } from "./options.js";
+import type { PassthroughSource } from "./passthrough-unit.js";
 
 type WasmBatch = ParquetWasm.RecordBatch;
 /** A native engine's batch: the rows of several ranges copied into one batch (parquet-wasm's have no such method). */
@@ -56,7 +58,7 @@ export type ToEncoder = { id: number } & (
   | { type: "slice"; ipc: Uint8Array }
   | {
       type: "file";
-      bytes: Uint8Array;
+      source: PassthroughSource;
       rowGroups: number[];
       batchRows: number;
       skipRows?: Int32Array | undefined;
@@ -90,6 +92,11 @@ function encoderWorkerMain(wasmEntry: string): void {
   const wasm: typeof ParquetWasm & {
     releaseParquet?: (bytes: Uint8Array) => void;
     readParquetBatches?: (bytes: Uint8Array, options: { rowGroups: number[]; batchSize: number }) => Batches;
+    readParquetFileBatches?: (
+      path: string,
+      size: number,
+      options: { rowGroups: number[]; batchSize: number },
+    ) => Batches;
   } = require(wasmEntry);
   /** The native engine (@deltalite/parquet-native): it streams passed-through files and takes async iterables. */
   const native = typeof wasm.readParquetBatches === "function";
@@ -135,11 +142,12 @@ function encoderWorkerMain(wasmEntry: string): void {
 
   /**
    * A queued input: an IPC slice, or a Parquet file's row groups still to decode (`next` indexes them; `row`
-   * counts the rows decoded so far and `skipAt` the first of `skipRows` not yet reached).
+   * counts the rows decoded so far and `skipAt` the first of `skipRows` not yet reached). A file comes as its
+   * bytes or (native engine) as a local path.
    */
   type FileInput = {
     kind: "file";
-    bytes: Uint8Array;
+    source: PassthroughSource;
     rowGroups: number[];
     batchRows: number;
     next: number;
@@ -241,40 +249,48 @@ function encoderWorkerMain(wasmEntry: string): void {
 
     /**
      * The next batch of a passed-through file on the native engine, decoded alone from the file's bytes read
-     * in place; the file is taken once its rows run out, and its bytes dropped once the engine has released
-     * them (else they are left to the collector).
+     * in place or from its path; the file is taken once its rows run out, and its bytes dropped once the
+     * engine has released them (else they are left to the collector).
      */
     #takeStreamed(input: FileInput): void {
-      input.batches ??= wasm.readParquetBatches?.(input.bytes, {
-        rowGroups: input.rowGroups,
-        batchSize: input.batchRows,
-      });
+      const options = { rowGroups: input.rowGroups, batchSize: input.batchRows };
+      const source = input.source;
+      input.batches ??=
+        "bytes" in source
+          ? wasm.readParquetBatches?.(source.bytes, options)
+          : wasm.readParquetFileBatches?.(source.path, source.size, options);
       const table = input.batches?.nextTable();
       if (table) {
         this.#takeTable(table, this.schemaTable, input);
         return;
       }
       this.queue.shift();
-      if (input.batches?.released) drop(input.bytes);
+      if (input.batches?.released && "bytes" in source) drop(source.bytes);
       input.batches = undefined;
       this.post({ type: "taken" });
     }
 
-    /** The next row group of a passed-through file, decoded whole (parquet-wasm); taken after its last. */
+    /**
+     * The next row group of a passed-through file, decoded whole (parquet-wasm, which is only sent bytes);
+     * taken after its last.
+     */
     #takeRowGroup(input: FileInput): void {
+      if (!("bytes" in input.source))
+        throw new Error("parquet-wasm cannot read a passed-through file's path");
+      const bytes = input.source.bytes;
       if (input.next >= input.rowGroups.length) {
         this.queue.shift();
-        dropFile(input.bytes);
+        dropFile(bytes);
         this.post({ type: "taken" });
         return;
       }
       const rowGroup = input.rowGroups[input.next++] as number;
-      const table = wasm.readParquet(input.bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
+      const table = wasm.readParquet(bytes, { rowGroups: [rowGroup], batchSize: input.batchRows });
       this.#takeTable(table, this.schemaTable, input);
       if (input.next >= input.rowGroups.length) {
         // The file's bytes are no longer needed: drop them before encoding its last rows.
         this.queue.shift();
-        dropFile(input.bytes);
+        dropFile(bytes);
         this.post({ type: "taken" });
       }
     }
@@ -423,7 +439,7 @@ function encoderWorkerMain(wasmEntry: string): void {
         if (input.kind !== "file") continue;
         // Freed, not dropped: a batch may still share the bytes (the collector frees them).
         input.batches?.free();
-        wasm.releaseParquet?.(input.bytes);
+        if ("bytes" in input.source) wasm.releaseParquet?.(input.source.bytes);
       }
       stream.schemaTable?.free();
       streams.delete(stream.id);
@@ -464,8 +480,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     if (!stream) return;
     if (message.type === "slice") stream.queue.push({ kind: "ipc", ipc: message.ipc });
     else if (message.type === "file") {
-      const { bytes, rowGroups, batchRows, skipRows } = message;
-      stream.queue.push({ kind: "file", bytes, rowGroups, batchRows, next: 0, skipRows, row: 0, skipAt: 0 });
+      const { source, rowGroups, batchRows, skipRows } = message;
+      stream.queue.push({ kind: "file", source, rowGroups, batchRows, next: 0, skipRows, row: 0, skipAt: 0 });
     } else if (message.type === "end") stream.ended = true;
     else if (message.type === "ack") stream.unacked--;
     else if (message.type === "abort") stream.aborted = true;

@@ -27,6 +27,7 @@ export {
   handOverPassthrough,
   isPassthrough,
   type ParquetPassthrough,
+  type PassthroughSource,
   passthroughFits,
   passthroughOf,
 } from "./passthrough.js";

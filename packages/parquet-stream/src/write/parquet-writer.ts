@@ -149,8 +149,8 @@ async function feed(
       else {
         const { maxRowGroupBytes, maxRowGroupRows } = settings();
         const batchRows = passthroughBatchRows(slice, maxRowGroupBytes, maxRowGroupRows);
-        const { bytes, rowGroups, skipRows } = slice;
-        await session.sendFile({ bytes, rowGroups, batchRows, skipRows }, slice.release);
+        const { source, rowGroups, skipRows } = slice;
+        await session.sendFile({ source, rowGroups, batchRows, skipRows }, slice.release);
       }
     }
     begin();

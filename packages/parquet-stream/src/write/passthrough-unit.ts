@@ -5,11 +5,19 @@
  */
 import type { RecordBatch } from "apache-arrow";
 
+/**
+ * Where the worker reads a passed-through file from: its whole bytes, in a buffer of their own (transferred to
+ * the worker), or, on the native engine, the local file at `path` of `size` bytes (its pages read as they are
+ * decoded, so no byte of it is held in memory here or there).
+ */
+export type PassthroughSource =
+  | { readonly bytes: Uint8Array }
+  | { readonly path: string; readonly size: number };
+
 /** One Parquet file (or some of its row groups) to be written as it decodes, in the worker. */
 export interface ParquetPassthrough {
   readonly kind: "parquet-passthrough";
-  /** The whole file, in a buffer of its own (it is transferred to the worker). */
-  readonly bytes: Uint8Array;
+  readonly source: PassthroughSource;
   /** Row groups to decode, in order. */
   readonly rowGroups: number[];
   /** Rows written: those of the row groups (footer) less `skipRows`. */
@@ -30,7 +38,7 @@ export interface ParquetPassthrough {
    * parquet-rs's dictionary defaults.
    */
   readonly sample?: RecordBatch | undefined;
-  /** Gives back what holding `bytes` was admitted under; called once the worker has decoded them. */
+  /** Gives back what holding the source was admitted under; called once the worker has decoded it. */
   readonly release: () => void;
 }
 

@@ -15,10 +15,10 @@
 import { DataType, type Field, type RecordBatch, RecordBatchReader, type Schema } from "apache-arrow";
 import type { FileMetaData } from "hyparquet";
 import { fileSchema } from "../read/schema.js";
-import type { ParquetPassthrough } from "./passthrough-unit.js";
+import type { ParquetPassthrough, PassthroughSource } from "./passthrough-unit.js";
 import { MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
 
-export { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
+export { isPassthrough, type ParquetPassthrough, type PassthroughSource } from "./passthrough-unit.js";
 
 const ARROW_SCHEMA_KEY = "ARROW:schema";
 
@@ -124,19 +124,18 @@ export function passthroughBatchRows(
 }
 
 /**
- * A passthrough unit of the whole file `bytes` (copied when it shares its buffer: it is transferred), less
- * the rows `skipRows` names (ascending file row numbers), with a decoded `sample` of its rows for the
- * dictionary policy when it may be its stream's first input.
+ * A passthrough unit of the whole file `source` (its bytes copied when they share their buffer: they are
+ * transferred), less the rows `skipRows` names (ascending file row numbers), with a decoded `sample` of its
+ * rows for the dictionary policy when it may be its stream's first input.
  */
 export function passthroughOf(
-  bytes: Uint8Array,
+  source: PassthroughSource,
   metadata: FileMetaData,
   release: () => void,
   skipRows?: Int32Array,
   sample?: RecordBatch,
 ): ParquetPassthrough {
-  const own =
-    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const own = "bytes" in source ? { bytes: ownBuffer(source.bytes) } : source;
   const whole = footerDecodedSize(metadata);
   const skipped = skipRows?.length ?? 0;
   const rows = whole.rows - skipped;
@@ -145,7 +144,7 @@ export function passthroughOf(
   let released = false;
   return {
     kind: "parquet-passthrough",
-    bytes: own,
+    source: own,
     rowGroups: metadata.row_groups.map((_group, i) => i),
     rows,
     decodedBytes,
@@ -157,6 +156,13 @@ export function passthroughOf(
       release();
     },
   };
+}
+
+/** `bytes` in a buffer of their own (a copy when they share theirs). */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes
+    : new Uint8Array(bytes);
 }
 
 /** Yields `unit` (when it has rows); gives back its admission if the consumer stops before taking it. */
