@@ -44,7 +44,7 @@ export async function fetchPassthrough(
 ): Promise<ParquetPassthrough | undefined> {
   if (file.size > ctx.passthroughMaxBytes) return undefined;
   if (!passthroughFits(reader.metadata, ctx.dataSchema, file.path)) return undefined;
-  const inPlace = localPassthroughSource(ctx.store, file);
+  const inPlace = await localPassthroughSource(ctx.store, file, ctx.read);
   if (inPlace) return passthroughOf(inPlace, reader.metadata, () => undefined);
   const whole = await fetchLiveFile(ctx.store, file, ctx.read);
   return whole && passthroughOf({ bytes: whole.bytes }, reader.metadata, whole.release);

@@ -1,17 +1,24 @@
 /**
  * A data file the log names but storage lacks (vacuumed away): every read through the one live-file
- * reader — a scan, time travel to a vacuumed version, a read with a cached footer (the upsert probe's path)
- * — is `not_found` saying the file was likely removed by VACUUM and what time travel needs.
+ * reader — a scan, time travel to a vacuumed version, a read with a cached footer (the upsert probe's path),
+ * a passed-through file about to be read in place — is `not_found` saying the file was likely removed by VACUUM and what time travel needs.
  */
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Snapshot, vacuum } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
-import { openParquetReader } from "@deltalite/parquet-stream";
+import { openParquetReader, parquetEngineName } from "@deltalite/parquet-stream";
 import { Int64, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openLiveFile, readLiveFile, scanTable, writeExistingTable, writeNewTable } from "../src/index.js";
+import {
+  localPassthroughSource,
+  openLiveFile,
+  readLiveFile,
+  scanTable,
+  writeExistingTable,
+  writeNewTable,
+} from "../src/index.js";
 
 let tmp: string;
 beforeAll(async () => {
@@ -106,4 +113,23 @@ describe("a data file vacuum removed", () => {
     );
     expectVacuumWording(error, file.path, 0);
   });
+
+  it.skipIf(parquetEngineName() !== "native")(
+    "a file to be read in place (a passed-through file's local path) fails its HEAD with the same words",
+    async () => {
+      const store = new LocalFileStore(path.join(tmp, `in-place-${n++}`));
+      const { commit } = await writeNewTable(store, rows([1, 2]), {});
+      const file = commit!.snapshot.files[0]!;
+      const context = { version: 0, signal: undefined };
+      expect(await localPassthroughSource(store, file, context)).toEqual({
+        path: store.localPath(file.path),
+        size: file.size,
+      });
+      // Another length than the Add's: not read in place (the caller reads it the usual way).
+      expect(await localPassthroughSource(store, { ...file, size: file.size + 1 }, context)).toBeUndefined();
+      await store.delete(file.path);
+      const error = await localPassthroughSource(store, file, context).catch((e: unknown) => e);
+      expectVacuumWording(error, file.path, 0);
+    },
+  );
 });

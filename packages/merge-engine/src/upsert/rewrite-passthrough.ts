@@ -109,7 +109,7 @@ export async function readWholeHitFile(
 ): Promise<WholeHitFile | undefined> {
   const inPlace =
     passThrough !== "no" && handed.bytes === undefined && file.size <= (input.passthroughMaxBytes ?? 0)
-      ? localPassthroughSource(input.store, file)
+      ? await localPassthroughSource(input.store, file, input.read)
       : undefined;
   if (inPlace) return passedThroughInPlace(input, file, handed.footer, passThrough, keys, inPlace);
   const held = await holdForPassthrough(input, file, passThrough);
