@@ -9,7 +9,7 @@ import { closeSync, constants, fstatSync, openSync, read, readSync, type Stats }
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import { asAsync } from "./collect.js";
+import { asAsync, releaseBytes } from "./collect.js";
 import { alreadyExists, joinDisplay, notFound, throwIfAborted } from "./errors.js";
 import { clampRange, compareUtf8, validateKey, validatePrefix } from "./keys.js";
 import type {
@@ -151,6 +151,7 @@ export class LocalFileStore implements ObjectStore {
         for await (const chunk of asAsync(chunks)) {
           throwIfAborted(options.signal, this.root, key);
           await handle.write(chunk);
+          if (options.handOver) releaseBytes(chunk);
         }
         await handle.sync();
       } finally {

@@ -235,6 +235,24 @@ export function runObjectStoreContract(
       ).toMatch(/precondition_failed|not_found/);
     });
 
+    it("data handed over (put and multipart) is stored as given, whether or not the store frees it", {
+      timeout,
+    }, async () => {
+      const key = `${fresh()}/handed.bin`;
+      const data = randomBytes(50_000);
+      const expected = Buffer.from(data);
+      await store.put(key, new Uint8Array(data), { handOver: true });
+      expect(Buffer.from(await store.get(key)).equals(expected)).toBe(true);
+      const total = partSize + 777;
+      const source = randomBytes(total);
+      const chunks = [0, 4096, partSize, total].slice(1).map((end, i, ends) => {
+        const start = i === 0 ? 0 : (ends[i - 1] as number);
+        return new Uint8Array(source.subarray(start, end)); // each in a buffer of its own
+      });
+      await store.putMultipart(`${ns}/handed-multi.bin`, chunks, { partSizeBytes: partSize, handOver: true });
+      expect(Buffer.from(await store.get(`${ns}/handed-multi.bin`)).equals(source)).toBe(true);
+    });
+
     it("multipart upload streams parts into one object and honours create", { timeout }, async () => {
       const key = `${fresh()}/big.bin`;
       const total = 2 * partSize + 12345;

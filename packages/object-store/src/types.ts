@@ -50,6 +50,12 @@ export interface GetOptions extends SignalOptions {
 export interface PutOptions extends SignalOptions {
   /** How to treat an existing object (see {@link PutMode}); default `overwrite`. */
   mode?: PutMode | undefined;
+  /**
+   * The caller hands the data (`put`) or each chunk (`putMultipart`) over and never reads or writes it again:
+   * a store may release its memory (detach its buffer) as soon as it has stored those bytes, instead of
+   * leaving it to the garbage collector. Default false.
+   */
+  handOver?: boolean | undefined;
 }
 
 /** Options of `ObjectStore.putMultipart`. */

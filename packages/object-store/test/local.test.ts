@@ -30,6 +30,22 @@ runObjectStoreContract(
 );
 
 describe("local store specifics", () => {
+  it("frees chunks handed over once stored, and leaves the caller's chunks alone otherwise", async () => {
+    const store = new LocalFileStore(await tempDir());
+    const handed = [new Uint8Array(1000).fill(1), new Uint8Array(2000).fill(2)];
+    await store.putMultipart("a.bin", handed, { handOver: true });
+    expect(handed.map((chunk) => chunk.byteLength)).toEqual([0, 0]);
+    expect((await store.get("a.bin")).length).toBe(3000);
+    const kept = [new Uint8Array(1000).fill(3)];
+    await store.putMultipart("b.bin", kept);
+    expect(kept[0]?.byteLength).toBe(1000);
+    // A view of part of a larger buffer is never detached (it would take the rest of the buffer with it).
+    const shared = new Uint8Array(100).fill(4);
+    await store.put("c.bin", shared.subarray(10, 20), { handOver: true });
+    expect(shared.byteLength).toBe(100);
+    expect(Array.from(await store.get("c.bin"))).toEqual(Array(10).fill(4));
+  });
+
   it("leaves no temp files behind after successful and losing creates", async () => {
     const dir = await tempDir();
     const store = new LocalFileStore(dir);

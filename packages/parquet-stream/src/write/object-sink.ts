@@ -1,11 +1,11 @@
 /**
  * Streams one object's bytes into an ObjectStore as they are produced: the chunks are kept as they come
- * (each is handed over: the caller does not touch it again) until the object reaches the multipart
- * threshold (an object that ends below it is stored with one `put` of the chunks joined once), after which a
- * multipart put takes over and the producer waits whenever more than one part's worth of bytes is queued.
- * The last bytes seen are kept (a bounded tail) so the Parquet footer can be parsed without reading the
- * object back. A create of a unique key whose answer was lost is recognised by the object's size there.
- */
+ * (each is handed over: the caller does not touch it again, and the sink hands it on to the store, which may
+ * free it once stored: `PutOptions.handOver`) until the object reaches the multipart threshold (an object
+ * that ends below it is stored with one `put` of the chunks joined once), after which a multipart put takes
+ * over and the producer waits whenever more than one part's worth of bytes is queued. The last bytes seen
+ * are kept (a bounded tail) so the Parquet footer can be parsed without reading the object back. A create of
+ * a unique key whose answer was lost is recognised by the object's size there. */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore, PutMode } from "@deltalite/object-store";
 
@@ -196,7 +196,11 @@ export class ObjectSink {
         this.#queue?.close();
         await this.#upload;
       } else {
-        await this.#store.put(this.#key, body, { mode: this.#options.mode, signal: this.#options.signal });
+        await this.#store.put(this.#key, body, {
+          mode: this.#options.mode,
+          signal: this.#options.signal,
+          handOver: true,
+        });
       }
     } catch (error) {
       if (!(await this.#storedAnyway(error))) throw error;
@@ -240,6 +244,7 @@ export class ObjectSink {
     this.#upload = this.#store
       .putMultipart(this.#key, queue, {
         mode: this.#options.mode,
+        handOver: true,
         partSizeBytes: this.#options.partSizeBytes,
         concurrency: this.#options.concurrency,
         signal,
