@@ -209,6 +209,7 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       changeData,
       passthroughMaxBytes: ctx.passthroughMaxBytes,
       passthroughHeld: ctx.passthroughHeld,
+      keySchema: options.valueHashProbe !== false ? shape.keySchema : undefined,
     });
     const cdc = (await changeData?.finish()) ?? [];
     return { hits, probed, probeCached, probeMs, rewrite, collection, cdc };

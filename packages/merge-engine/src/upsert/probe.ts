@@ -8,7 +8,9 @@
  * (`HashHandoff`), which the rewrite then does not compute again. A single string or binary key column is
  * probed by the native engine (value hashes and values, decoded off this thread): a row group with a source
  * key's hash is matched exactly on those values, so the column is decoded in JavaScript only where the
- * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind).
+ * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind). The
+ * rewrite encodes a passed-through file's keys the same way when the probe handed over none of them
+ * (`nativelyEncodedKeys`).
  */
 import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
@@ -16,7 +18,7 @@ import type { ObjectStore } from "@deltalite/object-store";
 import { conformData, type ParquetReader } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
 import { type Data, DataType, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
-import { encodeKeys } from "../keys/encode-keys.js";
+import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
 import { defaultKeyHasher, KEY_HASH_SEED, type KeyHasher } from "../keys/key-hasher.js";
 import type { SourceKeySet } from "../keys/source-key-set.js";
 import { footerHandoff } from "./footer-handoff.js";
@@ -77,8 +79,7 @@ async function probedByValueHashes(
       }
       const values = (await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal, true))?.values;
       if (values === undefined) return unavailable(true);
-      const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
-      const encoded = encodeKeys(batch, keys.columns, { hasher, hashWords: hashes.hashWords });
+      const encoded = encodedValues(reader, field, values, hashes.hashWords, keys, hasher);
       keeper.add(hashes.hashWords, encoded);
       if (keys.containsAny(encoded)) return handOverHit(reader, file, context, keeper, collection);
     }
@@ -105,6 +106,45 @@ function handOverHit(
   footerHandoff(context).offer(file, reader.metadata, whole);
   keeper.handTo(file);
   return true;
+}
+
+/** The keys of one row group encoded from the native engine's values and hashes of its single key column. */
+function encodedValues(
+  reader: ParquetReader,
+  field: Field,
+  values: Data,
+  hashWords: Uint32Array,
+  keys: SourceKeySet,
+  hasher: KeyHasher,
+): EncodedKeys {
+  const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
+  return encodeKeys(batch, keys.columns, { hasher, hashWords });
+}
+
+/**
+ * The encoded keys of all of a file's rows, row group by row group in read order, from the native engine's
+ * values and hashes of its single key column, as the probe encodes a row group that may hit (the rewrite's
+ * match of a passed-through file whose keys the probe did not hand over); undefined when the key is not one
+ * the native hashes serve, or the engine cannot give a row group: the caller decodes the column itself.
+ */
+export async function nativelyEncodedKeys(
+  reader: ParquetReader,
+  keys: SourceKeySet,
+  keySchema: Schema,
+  hasher: KeyHasher,
+  signal: AbortSignal | undefined,
+): Promise<EncodedKeys[] | undefined> {
+  if (!hashesSuffice(keys, keySchema, hasher)) return undefined;
+  const field = keySchema.fields[0] as Field;
+  const present = reader.arrowSchema.fields.find((f) => f.name === field.name);
+  if (present === undefined) return undefined;
+  const encoded: EncodedKeys[] = [];
+  for (let g = 0; g < reader.numRowGroups; g++) {
+    const given = await reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, true);
+    if (given?.values === undefined) return undefined;
+    encoded.push(encodedValues(reader, field, given.values, given.hashWords, keys, hasher));
+  }
+  return encoded;
 }
 
 /** A one-column batch of `data` under `field`. */

@@ -85,6 +85,11 @@ export interface HitFileKeys {
   match: (batch: RecordBatch, row: number) => BatchMatch;
   /** Matches one batch of the probe's encoded keys. */
   matchKeys: (keys: EncodedKeys) => BatchMatch;
+  /**
+   * The encoded keys of all of a file's rows from the native engine (probe.ts `nativelyEncodedKeys`), matched
+   * instead of the decoded key columns; undefined when it cannot give them.
+   */
+  native?: ((reader: ParquetReader) => Promise<EncodedKeys[] | undefined>) | undefined;
 }
 
 /** How the rewrite reads a hit file fetched whole: passed through, or decoded in JS from the fetched bytes. */
@@ -235,13 +240,18 @@ function handedRowCount(handed: readonly EncodedKeys[]): number {
   return handed.reduce((n, keys) => n + keys.length, 0);
 }
 
-/** The file's rows the source replaces or deletes, ascending, from a read of its key columns alone. */
+/**
+ * The file's rows the source replaces or deletes, ascending: from the native engine's encoded keys where it
+ * gives them, else from a read of its key columns alone.
+ */
 async function rowsToSkip(
   reader: ParquetReader,
   file: FileView,
   keys: HitFileKeys,
   input: PassthroughInput,
 ): Promise<Int32Array> {
+  const encoded = await keys.native?.(reader);
+  if (encoded) return skipped(encoded.map((batch) => keys.matchKeys(batch)));
   const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
   const matched: BatchMatch[] = [];
   let row = 0;

@@ -11,9 +11,10 @@
  * `delete`, inserted source rows as `insert` (delta-rs MERGE's change data). A hit file whose footer the
  * probe handed over (footer-handoff.ts) is opened without a footer GET, and the key hashes the probe
  * computed for it (hash-handoff.ts) are used instead of hashing those rows again. Such a file whose columns
- * are exactly the table's is passed through (rewrite-passthrough.ts): fetched whole, only its key columns
- * decoded here, and handed to the encoder worker with the rows to leave out, so its other columns are never
- * decoded in JS.
+ * are exactly the table's is passed through (rewrite-passthrough.ts): read in place from its local path or
+ * fetched whole, its keys matched here (handed by the probe, else the native engine's values of the key
+ * column, else its key columns decoded), and handed to the encoder worker with the rows to leave out, so its
+ * other columns are never decoded in JS.
  */
 import {
   type Budget,
@@ -41,6 +42,7 @@ import type { KeyHasher } from "../keys/key-hasher.js";
 import { TargetFill } from "./fill-from-target.js";
 import { footerHandoff } from "./footer-handoff.js";
 import { type HandedHashes, handedRows, hashHandoff } from "./hash-handoff.js";
+import { nativelyEncodedKeys } from "./probe.js";
 import { type BatchMatch, matchBatch, matchKeys } from "./rewrite-match.js";
 import { readWholeHitFile } from "./rewrite-passthrough.js";
 import type { SourcePartition } from "./source-batch.js";
@@ -76,6 +78,12 @@ export interface RewriteInput {
   onDroppedRows?: ((rows: RecordBatch, kind: DroppedKind) => void | Promise<void>) | undefined;
   /** Receives every change of the partition (see the module comment); none when undefined. */
   changeData?: ChangeDataWriter | undefined;
+  /**
+   * The key columns as the probe reads them: a passed-through file whose keys the probe did not hand over is
+   * then matched on the native engine's values of them where it can (probe.ts `nativelyEncodedKeys`); never
+   * when undefined.
+   */
+  keySchema?: Schema | undefined;
   /** The largest hit file passed through to the encoder worker (rewrite-passthrough.ts); 0 or undefined: none. */
   passthroughMaxBytes?: number | undefined;
   /** The call's bound on the whole files held to pass through (rewrite-passthrough.ts); none when undefined. */
@@ -170,6 +178,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
                   handed: handed?.keys,
                   match: (batch, at) => match(batch, handed, at),
                   matchKeys: (keys) => counted(matchKeys(keys, set, deletes, matches)),
+                  native: input.keySchema
+                    ? (reader) => nativelyEncodedKeys(reader, set, input.keySchema!, input.hasher, signal)
+                    : undefined,
                 },
               )
             : undefined;
