@@ -1,6 +1,9 @@
 import { InMemoryStore } from "@deltalite/object-store";
+import { CountingStore } from "@deltalite/object-store/testing";
+import { Int64, Table, type Vector, vectorFromArray } from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { readParquetFooter, type WrittenFile, writeParquetFiles } from "../src/index.js";
 import { ObjectSink, TAIL_BYTES } from "../src/write/object-sink.js";
 
 /** `length` bytes numbered from `start` (mod 251, so shifted windows differ). */
@@ -47,5 +50,33 @@ describe("ObjectSink: the stored object and the tail it reports", () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("writeParquetFiles: a footer longer than the sink's tail", () => {
+  it("is read back with one ranged GET, and describes the file the store holds", async () => {
+    // 120 columns × 24 row groups: a footer of several hundred KiB, beyond the 256 KiB the sink keeps.
+    const columns: Record<string, Vector> = {};
+    for (let c = 0; c < 120; c++) {
+      columns[`c${c}`] = vectorFromArray(
+        Array.from({ length: 2400 }, (_, i) => BigInt(i * 120 + c)),
+        new Int64(),
+      );
+    }
+    const table = new Table(columns);
+    const store = new CountingStore(new InMemoryStore());
+    const [file, ...more] = await writeParquetFiles(store, table.batches, {
+      schema: table.schema,
+      nextKey: () => "wide.parquet",
+      maxRowGroupRows: 100,
+    });
+    expect(more).toEqual([]);
+    const written = file as WrittenFile;
+    expect(Number(written.metadata.metadata_length)).toBeGreaterThan(TAIL_BYTES);
+    expect(written.metadata.row_groups.length).toBe(24);
+    expect(Number(written.metadata.num_rows)).toBe(2400);
+    expect(store.counts.get.calls).toBe(1);
+    const stored = await readParquetFooter(store, "wide.parquet", { size: written.size });
+    expect(Number(stored.metadata_length)).toBe(Number(written.metadata.metadata_length));
   });
 });

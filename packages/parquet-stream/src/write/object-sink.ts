@@ -12,8 +12,13 @@ import type { ObjectStore, PutMode } from "@deltalite/object-store";
 /** Failures after which a put cannot have stored anything. */
 const REFUSALS = new Set(["invalid_path", "permission_denied", "unsupported", "not_implemented", "aborted"]);
 
-/** How many trailing bytes the sink keeps for the footer. */
-export const TAIL_BYTES = 1 << 20;
+/**
+ * How many trailing bytes the sink keeps for the footer: 256 KiB holds the footer of a file of ~1,800 column
+ * chunks (ours take ~150 bytes each: 25 row groups of 72 columns); a longer footer is read back with one
+ * ranged GET. With 1 MiB, the ring's copy of the last MiB of every 4 MiB chunk was 109 ms of the main
+ * thread's profile in a 4M-row upsert writing 1.3 GB (merge-engine BENCHMARKS.md, session 17).
+ */
+export const TAIL_BYTES = 256 * 1024;
 
 export interface ObjectSinkOptions {
   mode: PutMode;
@@ -101,7 +106,8 @@ class ChunkQueue implements AsyncIterable<Uint8Array> {
 /**
  * The last TAIL_BYTES bytes of a multipart object, in a ring: each byte is copied once, nothing is allocated
  * per chunk. (Re-allocating a tail of up to 1 MiB per chunk cost 290 ms of main-thread time per 1M-row upsert,
- * 66 MB written in small chunks: a CPU profile's `write` self time.)
+ * 66 MB written in small chunks: a CPU profile's `write` self time.) A chunk longer than the ring has only its
+ * last TAIL_BYTES copied.
  */
 class TailRing {
   readonly #ring = new Uint8Array(TAIL_BYTES);
