@@ -207,6 +207,16 @@ describe("parquet writer: passed-through files", () => {
     expect(passthroughFits(withMetadata, schema, "f")).toBe(false);
     // Without the ARROW:schema hint (Spark's files) parquet-rs infers types its own way: not passed through.
     expect(passthroughFits({ ...metadata, key_value_metadata: [] }, schema, "f")).toBe(false);
+    // Verdicts are remembered per footer shape: the same hint over another Parquet schema (a column renamed)
+    // is judged on its own, and the first footer's verdict is unchanged.
+    const requiredFooter = {
+      ...metadata,
+      schema: metadata.schema.map((element, i) =>
+        i === 1 ? { ...element, name: `${element.name}_renamed` } : element,
+      ),
+    };
+    expect(passthroughFits(requiredFooter, schema, "f")).toBe(false);
+    expect(passthroughFits(metadata, schema, "f")).toBe(true);
   });
 
   it("a file sent although it does not fit fails the write, nothing left behind", async () => {

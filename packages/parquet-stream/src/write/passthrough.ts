@@ -78,11 +78,36 @@ function sameField(want: Field, derived: Field, hinted: Field | undefined): bool
   );
 }
 
+/**
+ * `passthroughFits` verdicts by stream schema, then by the footer's `ARROW:schema` hint and Parquet schema
+ * (all the verdict reads of a footer): the files one writer wrote share both, so a call decides once per
+ * table shape. Decoding the hint and deriving the Arrow schema for each of the 120 hit files of a 1M-row
+ * upsert was ~90 ms of the main thread's profile (merge-engine BENCHMARKS.md, session 17).
+ */
+const verdicts = new WeakMap<Schema, Map<string, boolean>>();
+/** Footer shapes remembered per stream schema (a table's files rarely have more than a few). */
+const MAX_VERDICTS = 64;
+
 /** Whether the file with footer `metadata` decodes in parquet-rs to exactly `schema` (module comment). */
 export function passthroughFits(metadata: FileMetaData, schema: Schema, label: string): boolean {
   const others = (metadata.key_value_metadata ?? []).filter((kv) => kv.key !== ARROW_SCHEMA_KEY);
   if (others.length > 0) return false;
+  const hintText = metadata.key_value_metadata?.find((kv) => kv.key === ARROW_SCHEMA_KEY)?.value;
   // Without the hint parquet-rs infers types itself (INT96 as nanoseconds, UTC as "+00:00", …): JS path.
+  if (hintText === undefined) return false;
+  let known = verdicts.get(schema);
+  if (!known) {
+    known = new Map();
+    verdicts.set(schema, known);
+  }
+  const key = `${hintText}\u0000${JSON.stringify(metadata.schema, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))}`;
+  const verdict = known.get(key) ?? footerFits(metadata, schema, label);
+  if (!known.has(key) && known.size < MAX_VERDICTS) known.set(key, verdict);
+  return verdict;
+}
+
+/** `passthroughFits` of a footer with the hint and no other metadata, decided from scratch. */
+function footerFits(metadata: FileMetaData, schema: Schema, label: string): boolean {
   const hint = arrowSchemaHint(metadata);
   if (!hint || hint.metadata.size > 0 || hint.fields.length !== schema.fields.length) return false;
   let derived: Schema;
