@@ -5,7 +5,7 @@
  * POSIX has no atomic compare-and-swap on contents, so `{ ifMatch }` answers `not_implemented`.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, read, readSync, type Stats, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, read, readSync, type Stats } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
@@ -116,9 +116,7 @@ export class LocalFileStore implements ObjectStore {
     const file = this.#path(key);
     throwIfAborted(options.signal, this.root, key);
     try {
-      // One stat, synchronously as small reads are (SYNC_READ_MAX_BYTES): a thread-pool round trip costs more
-      // than the call (120 HEADs of an upsert's in-place passthrough, merge-engine BENCHMARKS.md, session 17).
-      const stats = statSync(file);
+      const stats = await fs.stat(file, { bigint: false });
       if (!stats.isFile()) throw notFound(this.root, key);
       return metaOf(key, stats);
     } catch (error) {
