@@ -259,7 +259,10 @@ function encoderWorkerMain(wasmEntry: string): void {
         "bytes" in source
           ? wasm.readParquetBatches?.(source.bytes, options)
           : wasm.readParquetFileBatches?.(source.path, source.size, options);
-      const table = input.batches?.nextTable();
+      // Never take a file as read without reading it: its rows would be missing from a file that looks whole.
+      if (input.batches === undefined)
+        throw new Error("this Parquet engine cannot read the passed-through file");
+      const table = input.batches.nextTable();
       if (table) {
         this.#takeTable(table, this.schemaTable, input);
         return;
