@@ -5,7 +5,8 @@
  * that ends below it is stored with one `put` of the chunks joined once), after which a multipart put takes
  * over and the producer waits whenever more than one part's worth of bytes is queued. The last bytes seen
  * are kept (a bounded tail) so the Parquet footer can be parsed without reading the object back. A create of
- * a unique key whose answer was lost is recognised by the object's size there. */
+ * a unique key whose answer was lost is recognised by the object's size there.
+ */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore, PutMode } from "@deltalite/object-store";
 

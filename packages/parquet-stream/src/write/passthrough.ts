@@ -82,7 +82,8 @@ function sameField(want: Field, derived: Field, hinted: Field | undefined): bool
  * `passthroughFits` verdicts by stream schema, then by the footer's `ARROW:schema` hint and Parquet schema
  * (all the verdict reads of a footer): the files one writer wrote share both, so a call decides once per
  * table shape. Decoding the hint and deriving the Arrow schema for each of the 120 hit files of a 1M-row
- * upsert was ~90 ms of the main thread's profile (merge-engine BENCHMARKS.md, session 17).
+ * upsert was 65 ms of the main thread's profile, 15 ms with the verdicts kept (merge-engine BENCHMARKS.md,
+ * session 17).
  */
 const verdicts = new WeakMap<Schema, Map<string, boolean>>();
 /** Footer shapes remembered per stream schema (a table's files rarely have more than a few). */
