@@ -7,7 +7,8 @@
  * native only), `transformParquetStream`, `writeParquet`, and `wasmMemory`,
  * which here reports the addon's heap high-water mark. `available` is false when the addon is not built or
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
- * reader: the values of a column chunk it fetched, hashed off its thread.
+ * reader: the values of a column chunk it fetched, hashed off its thread; `fileColumnLayout` and
+ * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
  */
 "use strict";
 const { join } = require("node:path");
@@ -155,6 +156,21 @@ function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, 
   return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues);
 }
 
+/**
+ * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`: `{ present,
+ * leaf, binary, rows, chunkBytes, uncompressedBytes }` (the last three per row group), read from its footer on
+ * the libuv thread pool; rejected when the column is there but is not a byte-array leaf `hashFileColumnValues`
+ * serves.
+ */
+function fileColumnLayout(path, size, column) {
+  return native().fileColumnLayout(path, size, column);
+}
+
+/** `hashColumnValues` of the local file at `path` (refused unless `size` bytes long), read on the pool. */
+function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues = false) {
+  return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues);
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -174,4 +190,6 @@ exports.readParquetFileBatches = readParquetFileBatches;
 exports.transformParquetStream = transformParquetStream;
 exports.writeParquet = writeParquet;
 exports.hashColumnValues = hashColumnValues;
+exports.fileColumnLayout = fileColumnLayout;
+exports.hashFileColumnValues = hashFileColumnValues;
 exports.wasmMemory = wasmMemory;

@@ -102,3 +102,36 @@ export declare function hashColumnValues(
   offsets?: Uint8Array | null;
   values?: Uint8Array | null;
 }>;
+/** Where a local file keeps one top-level byte-array column (`fileColumnLayout`). */
+export interface FileColumnLayout {
+  /** False when the file has no top-level column of that name. */
+  present: boolean;
+  /** The column's Parquet leaf index. */
+  leaf: number;
+  /** True for bytes without a string annotation, false for UTF-8 strings. */
+  binary: boolean;
+  /** Per row group: rows, the chunk's compressed bytes, its uncompressed bytes. */
+  rows: number[];
+  chunkBytes: number[];
+  uncompressedBytes: number[];
+}
+/**
+ * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, read from
+ * its footer on the libuv thread pool; rejected when the column is there but is not a byte-array leaf that
+ * `hashFileColumnValues` serves (nested, repeated, another type).
+ */
+export declare function fileColumnLayout(
+  path: string,
+  size: number,
+  column: string,
+): Promise<FileColumnLayout>;
+/** `hashColumnValues` of leaf `leaf` in row group `rowGroup` of the local file at `path`, read on the pool. */
+export declare function hashFileColumnValues(
+  path: string,
+  size: number,
+  rowGroup: number,
+  leaf: number,
+  seedLo: number,
+  seedHi: number,
+  withValues?: boolean,
+): ReturnType<typeof hashColumnValues>;

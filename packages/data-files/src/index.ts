@@ -19,6 +19,7 @@ export {
   openLiveFileOver,
   readLiveFile,
 } from "./read/live-file.js";
+export { openLocalKeyColumn } from "./read/local-key-column.js";
 export { DEFAULT_PASSTHROUGH_MAX_BYTES, passthroughMaxBytes } from "./read/passthrough-limit.js";
 export { localPassthroughSource } from "./read/passthrough-source.js";
 export { SMALL_FILE_MAX_BYTES } from "./read/small-file.js";

@@ -2,7 +2,10 @@
  * The probe reads only the key column: on a table whose rows carry a wide payload, an upsert whose keys
  * fall inside every file's min/max but match no row (so stats rule nothing out) probes every file, rewrites
  * none, and fetches only a small fraction of the table's bytes (counted by the CountingStore over the real
- * local store). The "stats" strategy, which has no probe, rewrites every file instead.
+ * local store). The "stats" strategy, which has no probe, rewrites every file instead. On a local store with
+ * the native engine a string key is probed from each file's path (probe.ts `probedInPlace`): a file without
+ * a hit is then not read through the store at all, and the upsert's counters, Add stats and rows are those of
+ * the same upsert through a store that cannot be read in place.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,10 +13,12 @@ import { join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
 import { CountingStore } from "@deltalite/object-store/testing";
+import { parquetEngineName } from "@deltalite/parquet-stream";
 import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { Field, Int64, Schema, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsert } from "../src/index.js";
+import { addStats, comparableCounters, copiesOf } from "./commit-compare.js";
 
 const schema = new Schema([new Field("id", new Int64(), true), new Field("payload", new Utf8(), true)]);
 const tableOf = (ids: number[]) =>
@@ -79,4 +84,51 @@ describe("the probe's I/O", () => {
     const b = await oracle.call<{ rows: unknown[] }>("merge_read", { uri: uris[1] });
     expect(a.rows).toEqual(b.rows);
   });
+
+  it.skipIf(parquetEngineName() !== "native")(
+    "a local table's string keys are probed from each file's path: a file without a hit is not read here",
+    async () => {
+      const base = join(dir, "string-keys");
+      const data = join(dir, "string-keys.arrow");
+      const ids = [...Array(10).keys()].flatMap((f) => [...Array(200).keys()].map((j) => 2 * (j * 10 + f)));
+      const stringTable = (of: number[]) =>
+        new Table({
+          sk: vectorFromArray(
+            of.map((i) => `k${String(i).padStart(6, "0")}`),
+            new Utf8(),
+          ),
+          payload: tableOf(of).getChild("payload") as never,
+        });
+      await writeFile(data, tableToIPC(stringTable(ids), "file"));
+      await oracle.call("merge_create", { uris: [base], data, appends: 10 });
+      const [inPlace, fetched] = await copiesOf(base, ["in-place", "fetched"] as const);
+      // Keys 22 and 3004 are in files 1 and 2 (of 10); the odd ones in no file.
+      const source = stringTable([21, 22, 1001, 3004, 3901]);
+
+      // In place: the store's `localPath` is passed on, and its GETs are counted.
+      const local = new LocalFileStore(inPlace);
+      const counting = Object.assign(new CountingStore(local), {
+        localPath: (key: string) => local.localPath(key),
+      });
+      const snapshot = await Snapshot.open(counting);
+      counting.reset();
+      const a = await upsert(snapshot, source, { primaryKeys: ["sk"] });
+      const b = await upsert(await Snapshot.open(new CountingStore(new LocalFileStore(fetched))), source, {
+        primaryKeys: ["sk"],
+      });
+      expect(a).toMatchObject({ filesProbed: 10, filesRemoved: 2, rowsUpdated: 2, rowsInserted: 3 });
+      expect(comparableCounters(a)).toEqual(comparableCounters(b));
+      const after = new Set((await Snapshot.open(new LocalFileStore(inPlace))).files.map((f) => f.path));
+      const removed = snapshot.files.map((f) => f.path).filter((path) => !after.has(path));
+      const readHere = counting.log.filter((r) => r.method === "get" && r.key.endsWith(".parquet"));
+      // Only the two hit files are read through the store (opened to hand their footers to the rewrite).
+      expect(removed).toHaveLength(2);
+      expect([...new Set(readHere.map((r) => r.key))].sort()).toEqual(removed.sort());
+      expect(await addStats(inPlace, a.version)).toEqual(await addStats(fetched, b.version));
+      const ra = await oracle.call<{ rows: unknown[] }>("merge_read", { uri: inPlace });
+      const rb = await oracle.call<{ rows: unknown[] }>("merge_read", { uri: fetched });
+      expect(ra.rows).toEqual(rb.rows);
+    },
+    60_000,
+  );
 });

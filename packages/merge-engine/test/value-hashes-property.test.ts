@@ -5,13 +5,21 @@
  * the hashes and NULL flags of each row group equal `encodeKeys` of the same row group read back in
  * JavaScript, and the values it returns when asked (the probe matches keys exactly on them) equal the column
  * as read in JavaScript. A mismatch would make the probe call a file with a source key a miss, and the upsert
- * would keep the replaced rows. On parquet-wasm there are no native hashes, and `valueHashes` says so.
+ * would keep the replaced rows. The same file hashed from its local path (`openLocalColumnHashes`, the probe
+ * of a local table) gives the same answers, under the reader's admission. On parquet-wasm there are no
+ * native hashes, and both say so.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalFileStore } from "@deltalite/object-store";
-import { openParquetReader, parquetEngineName, writeParquetFiles } from "@deltalite/parquet-stream";
+import {
+  type ColumnValueHashes,
+  openLocalColumnHashes,
+  openParquetReader,
+  parquetEngineName,
+  writeParquetFiles,
+} from "@deltalite/parquet-stream";
 import {
   Binary,
   Field,
@@ -32,6 +40,13 @@ const codecs = ["snappy", "zstd", "uncompressed"] as const;
 
 /** A cell as a comparable value (binary cells as arrays of bytes, NULL as null). */
 const comparable = (cell: unknown): unknown => (cell instanceof Uint8Array ? [...cell] : (cell ?? null));
+
+/** A row group's value hashes as plain arrays (the values as their cells). */
+function comparableHashes(hashes: ColumnValueHashes | undefined) {
+  if (hashes === undefined) return undefined;
+  const values = hashes.values ? [...makeVector(hashes.values)].map(comparable) : undefined;
+  return { hashWords: [...hashes.hashWords], nulls: hashes.nulls && [...hashes.nulls], values };
+}
 
 /** One batch of the given columns. */
 function batchOf(columns: Record<string, Vector>): RecordBatch {
@@ -83,14 +98,20 @@ describe("native value hashes equal the JavaScript key hashes", () => {
             plainColumns: plain ? ["k"] : [],
           });
           const reader = await openParquetReader(store, key, { size: file?.size ?? 0 });
+          // The same file hashed from its local path: the same answers, row group by row group.
+          const local = await openLocalColumnHashes(store.localPath(key), file?.size ?? 0, "k");
+          expect(local === undefined).toBe(parquetEngineName() !== "native");
+          expect(local?.numRowGroups ?? reader.numRowGroups).toBe(reader.numRowGroups);
           let group = 0;
           for await (const part of reader.readRowGroups({ columns: ["k"] })) {
             const withValues = group % 2 === 1;
+            const fromPath = await local?.valueHashes(group, KEY_HASH_SEED, withValues);
             const got = await reader.valueHashes(group++, "k", KEY_HASH_SEED, undefined, withValues);
             if (parquetEngineName() !== "native") {
               expect(got).toBeUndefined();
               continue;
             }
+            expect(comparableHashes(fromPath)).toEqual(comparableHashes(got));
             const keys = encodeKeys(part, ["k"]);
             expect([...(got?.hashWords ?? [])]).toEqual([...keys.hashWords.subarray(0, 2 * keys.length)]);
             const flags = Array.from({ length: keys.length }, (_, i) => (keys.isNullKey(i) ? 1 : 0));
@@ -132,5 +153,53 @@ describe("native value hashes equal the JavaScript key hashes", () => {
     expect(native === undefined).toBe(parquetEngineName() !== "native");
     const fromFooter = await openParquetReader(store, "other.parquet", { size, metadata: reader.metadata });
     expect(await fromFooter.valueHashes(0, "k", KEY_HASH_SEED)).toBeUndefined();
+    // From the file's local path: a column it lacks is null (every key NULL there); a column that is not a
+    // byte array, a file of another length, a missing file: undefined (read the file with a reader instead).
+    const path = store.localPath("other.parquet");
+    const nativeEngine = parquetEngineName() === "native";
+    expect(await openLocalColumnHashes(path, size, "absent")).toBe(nativeEngine ? null : undefined);
+    expect(await openLocalColumnHashes(path, size, "n")).toBeUndefined();
+    expect(await openLocalColumnHashes(path, size + 1, "k")).toBeUndefined();
+    expect(await openLocalColumnHashes(store.localPath("missing.parquet"), size, "k")).toBeUndefined();
+    expect((await openLocalColumnHashes(path, size, "k")) === undefined).toBe(!nativeEngine);
+  });
+
+  it("reads a local file's chunk under the reader's admission: its bytes fetched, its decode while it runs", async () => {
+    if (parquetEngineName() !== "native") return;
+    const batch = batchOf({ k: vectorFromArray(Array.from({ length: 900 }, (_, i) => `key-${i % 700}`)) });
+    const [file] = await writeParquetFiles(store, [batch], {
+      schema: batch.schema,
+      nextKey: () => "admitted.parquet",
+      maxRowGroupRows: 300,
+    });
+    const size = file?.size ?? 0;
+    const asked: [string, number][] = [];
+    let held = 0;
+    const admission = {
+      admitFetch: async (bytes: number) => {
+        asked.push(["fetch", bytes]);
+        held += bytes;
+        return () => {
+          held -= bytes;
+        };
+      },
+      admitDecode: async (bytes: number) => {
+        asked.push(["decode", bytes]);
+        return () => undefined;
+      },
+    };
+    const local = await openLocalColumnHashes(store.localPath("admitted.parquet"), size, "k", { admission });
+    const reader = await openParquetReader(store, "admitted.parquet", { size });
+    expect(local?.numRowGroups).toBe(3);
+    for (let g = 0; g < 3; g++) {
+      asked.length = 0;
+      const got = await local?.valueHashes(g, KEY_HASH_SEED, true);
+      expect(got?.hashWords.length).toBe(600);
+      expect(asked[0]).toEqual(["fetch", reader.fetchBytes(g, ["k"])]);
+      expect(asked[1]?.[0]).toBe("decode");
+      expect(asked[1]?.[1]).toBe(9 * 300 + reader.uncompressedBytes(g, ["k"]) + 4 * 301);
+      expect(held).toBe(0);
+    }
+    reader.close();
   });
 });

@@ -164,15 +164,23 @@ pub fn stream_parquet_file(
     row_groups: Option<Vec<u32>>,
     batch_size: u32,
 ) -> Result<NativeBatchStream> {
-    let file = File::open(&path).map_err(|e| Error::from_reason(format!("cannot open {path}: {e}")))?;
-    let length = file.metadata().map_err(|e| Error::from_reason(format!("cannot stat {path}: {e}")))?.len();
-    if length as f64 != size {
-        return Err(Error::from_reason(format!("{path} is {length} bytes, expected {size}")));
-    }
+    let file = open_local_file(&path, size)?;
     let metadata = reader_metadata(&file).map_err(failure)?;
     let row_groups = row_groups.unwrap_or_else(|| (0..metadata.metadata().num_row_groups() as u32).collect());
     let (schema, reader) = batch_reader(file, &metadata, row_groups, batch_size)?;
     Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive: Weak::new() })
+}
+
+/// The local file at `path`, refused unless it is `size` bytes long: `size` is the length the caller knows the
+/// file by (a Delta Add's), and a Delta data file is never rewritten in place, so another length means another
+/// file.
+pub(crate) fn open_local_file(path: &str, size: f64) -> Result<File> {
+    let file = File::open(path).map_err(|e| Error::from_reason(format!("cannot open {path}: {e}")))?;
+    let length = file.metadata().map_err(|e| Error::from_reason(format!("cannot stat {path}: {e}")))?.len();
+    if length as f64 != size {
+        return Err(Error::from_reason(format!("{path} is {length} bytes, expected {size}")));
+    }
+    Ok(file)
 }
 
 /// Batches of a file's row groups decoded one at a time (`NativeFile::stream_row_groups`, `stream_parquet`,

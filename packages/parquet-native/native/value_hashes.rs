@@ -4,6 +4,9 @@
 //! cross back to JavaScript, where an upsert's probe asks whether any of them is a source key's; asked for
 //! them, the values come back too (their offsets from 0 and their bytes, one copy each), so a probe that finds
 //! a source key's hash matches the keys exactly without decoding the column again.
+//! A local file's column is hashed from its path (`fileColumnLayout`, then `hashFileColumnValues` per row
+//! group): the footer and the chunk are read on the pool too, so the probe's JavaScript does no file reads and
+//! no footer parsing of its own for a file without a hit.
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
@@ -13,6 +16,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
+use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
 use parquet::errors::ParquetError;
 use parquet::file::reader::{ChunkReader, Length};
 use xxhash_rust::xxh64::xxh64;
@@ -112,20 +116,36 @@ impl Task for HashValues {
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let run = std::panic::AssertUnwindSafe(|| {
-            let column = decode_leaf(self.sparse_file(), self.row_group, self.leaf)?;
-            let (rows, hashes, nulls) = hash_values(&column, self.seed)?;
-            let values = if self.with_values { values_of(&column) } else { None };
-            Ok((rows, hashes, nulls, values))
-        });
-        std::panic::catch_unwind(run)
-            .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
+        hashed_leaf(|| Ok(self.sparse_file()), self.row_group, self.leaf, self.seed, self.with_values)
     }
 
-    fn resolve(&mut self, _env: Env, (rows, hashes, nulls, values): Self::Output) -> Result<Self::JsValue> {
-        let (offsets, values) = values.map_or((None, None), |(o, v)| (Some(o.into()), Some(v.into())));
-        Ok(ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values })
+    fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {
+        Ok(value_hashes(hashed))
     }
+}
+
+/// Leaf `leaf` of row group `row_group` of the file `open` gives, decoded and hashed (a panic of parquet-rs
+/// is an error).
+fn hashed_leaf<T: ChunkReader + 'static>(
+    open: impl FnOnce() -> Result<T>,
+    row_group: u32,
+    leaf: u32,
+    seed: u64,
+    with_values: bool,
+) -> Result<Hashed> {
+    let run = std::panic::AssertUnwindSafe(|| {
+        let column = decode_leaf(open()?, row_group, leaf)?;
+        let (rows, hashes, nulls) = hash_values(&column, seed)?;
+        let values = if with_values { values_of(&column) } else { None };
+        Ok((rows, hashes, nulls, values))
+    });
+    std::panic::catch_unwind(run)
+        .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
+}
+
+fn value_hashes((rows, hashes, nulls, values): Hashed) -> ValueHashes {
+    let (offsets, values) = values.map_or((None, None), |(o, v)| (Some(o.into()), Some(v.into())));
+    ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values }
 }
 
 /// The hashes of leaf column `leaf` (a Parquet leaf index; a top-level byte-array column) in row group
@@ -153,7 +173,7 @@ pub fn hash_column_values(
     Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values }))
 }
 
-fn decode_leaf(file: SparseFile, row_group: u32, leaf: u32) -> Result<ArrayRef> {
+fn decode_leaf<T: ChunkReader + 'static>(file: T, row_group: u32, leaf: u32) -> Result<ArrayRef> {
     // The Parquet types alone: a footer's `ARROW:schema` could ask for dictionary or view arrays, and only
     // the values' bytes are wanted here.
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -242,4 +262,132 @@ fn values_of(column: &ArrayRef) -> Option<(Vec<u8>, Vec<u8>)> {
         }
         _ => None,
     }
+}
+
+/// Where a local file keeps one top-level byte-array column, read from its footer (`fileColumnLayout`).
+#[napi(object)]
+pub struct FileColumnLayout {
+    /// False when the file has no top-level column of that name (every key there is NULL).
+    pub present: bool,
+    /// The column's Parquet leaf index (what `hashFileColumnValues` takes).
+    pub leaf: u32,
+    /// True for bytes without a string annotation, false for UTF-8 strings.
+    pub binary: bool,
+    /// Per row group: its rows, the column chunk's compressed bytes and its uncompressed bytes.
+    pub rows: Vec<f64>,
+    pub chunk_bytes: Vec<f64>,
+    pub uncompressed_bytes: Vec<f64>,
+}
+
+/// The layout of column `column` of the local file at `path` (`size` bytes), read on the pool.
+pub struct ColumnLayout {
+    path: String,
+    size: f64,
+    column: String,
+}
+
+impl Task for ColumnLayout {
+    type Output = FileColumnLayout;
+    type JsValue = FileColumnLayout;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let file = crate::read::open_local_file(&self.path, self.size)?;
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let metadata = ArrowReaderMetadata::load(&file, options).map_err(failure)?;
+        column_layout(metadata.metadata(), &self.column)
+    }
+
+    fn resolve(&mut self, _env: Env, layout: Self::Output) -> Result<Self::JsValue> {
+        Ok(layout)
+    }
+}
+
+/// The layout of top-level column `column`; an error when it is there but is not a byte-array leaf the
+/// hashes serve (nested, repeated, or of another type).
+fn column_layout(parquet: &parquet::file::metadata::ParquetMetaData, column: &str) -> Result<FileColumnLayout> {
+    let schema = parquet.file_metadata().schema_descr();
+    let top = schema.root_schema().get_fields().iter().find(|f| f.name() == column);
+    let Some(top) = top else {
+        return Ok(FileColumnLayout {
+            present: false,
+            leaf: 0,
+            binary: false,
+            rows: Vec::new(),
+            chunk_bytes: Vec::new(),
+            uncompressed_bytes: Vec::new(),
+        });
+    };
+    let not_served = || Error::from_reason(format!("column {column} is not a top-level byte-array column"));
+    if !top.is_primitive() {
+        return Err(not_served());
+    }
+    let leaf = (0..schema.num_columns())
+        .find(|&i| schema.column(i).path().parts() == [column.to_string()])
+        .ok_or_else(not_served)?;
+    let descr = schema.column(leaf);
+    if descr.physical_type() != PhysicalType::BYTE_ARRAY || descr.max_rep_level() != 0 {
+        return Err(not_served());
+    }
+    let binary = match (descr.logical_type_ref(), descr.converted_type()) {
+        (Some(LogicalType::String), _) | (None, ConvertedType::UTF8) => false,
+        (None, ConvertedType::NONE) => true,
+        _ => return Err(not_served()),
+    };
+    let groups = parquet.row_groups();
+    Ok(FileColumnLayout {
+        present: true,
+        leaf: leaf as u32,
+        binary,
+        rows: groups.iter().map(|g| g.num_rows() as f64).collect(),
+        chunk_bytes: groups.iter().map(|g| g.column(leaf).compressed_size() as f64).collect(),
+        uncompressed_bytes: groups.iter().map(|g| g.column(leaf).uncompressed_size() as f64).collect(),
+    })
+}
+
+/// Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, per row
+/// group, read from its footer off the JavaScript thread; rejected when the column is there but is not a
+/// byte-array leaf the hashes serve.
+#[napi(catch_unwind)]
+pub fn file_column_layout(path: String, size: f64, column: String) -> AsyncTask<ColumnLayout> {
+    AsyncTask::new(ColumnLayout { path, size, column })
+}
+
+/// `hashColumnValues` of leaf `leaf` in row group `row_group` of the local file at `path`.
+pub struct HashFileValues {
+    path: String,
+    size: f64,
+    row_group: u32,
+    leaf: u32,
+    seed: u64,
+    with_values: bool,
+}
+
+impl Task for HashFileValues {
+    type Output = Hashed;
+    type JsValue = ValueHashes;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let (path, size) = (&self.path, self.size);
+        hashed_leaf(|| crate::read::open_local_file(path, size), self.row_group, self.leaf, self.seed, self.with_values)
+    }
+
+    fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {
+        Ok(value_hashes(hashed))
+    }
+}
+
+/// The hashes (and with `with_values` the values) of leaf `leaf` in row group `row_group` of the local file at
+/// `path`, refused unless it is `size` bytes long: its footer and the chunk are read on the pool.
+#[napi(catch_unwind)]
+pub fn hash_file_column_values(
+    path: String,
+    size: f64,
+    row_group: u32,
+    leaf: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    with_values: Option<bool>,
+) -> AsyncTask<HashFileValues> {
+    let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
+    AsyncTask::new(HashFileValues { path, size, row_group, leaf, seed, with_values: with_values.unwrap_or(false) })
 }

@@ -299,6 +299,76 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       }
     });
 
+    it("hashes a local file's byte-array column from its path as from its fetched footer and chunk", async () => {
+      const ipc = await typeMatrixIpc(6, 500);
+      const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 120, []));
+      const local = mkdtempSync(join(tmpdir(), "parquet-native-hash-path-"));
+      try {
+        const path = join(local, "part.parquet");
+        writeFileSync(path, file);
+        const size = file.byteLength;
+        const footerLength = new DataView(file.buffer, file.byteOffset + size - 8, 4).getUint32(0, true) + 8;
+        const footer = file.subarray(size - footerLength);
+        const metadata = parquetMetadata(file.buffer.slice(file.byteOffset, file.byteOffset + size));
+        for (const [column, binary] of [
+          ["string_col", false],
+          ["binary_col", true],
+        ] as const) {
+          const layout = await native.fileColumnLayout(path, size, column);
+          const leaf = metadata.schema.slice(1).findIndex((e) => e.name === column);
+          expect(layout).toMatchObject({ present: true, leaf, binary });
+          expect(layout.rows).toEqual(metadata.row_groups.map((g) => Number(g.num_rows)));
+          expect(layout.rows.length).toBe(5);
+          for (let g = 0; g < layout.rows.length; g++) {
+            const meta = metadata.row_groups[g]?.columns[leaf]?.meta_data;
+            const start = Number(meta?.dictionary_page_offset || meta?.data_page_offset);
+            const length = Number(meta?.total_compressed_size);
+            expect(layout.chunkBytes[g]).toBe(length);
+            expect(layout.uncompressedBytes[g]).toBe(Number(meta?.total_uncompressed_size));
+            const parts = [footer, file.subarray(start, start + length)];
+            const fetched = await native.hashColumnValues(
+              size,
+              [size - footerLength, start],
+              parts,
+              g,
+              leaf,
+              3,
+              4,
+              true,
+            );
+            const fromPath = await native.hashFileColumnValues(path, size, g, leaf, 3, 4, g % 2 === 0);
+            expect(fromPath.rows).toBe(fetched.rows);
+            expect(Buffer.from(fromPath.hashes).equals(Buffer.from(fetched.hashes))).toBe(true);
+            expect(fromPath.nulls ? [...fromPath.nulls] : null).toEqual(
+              fetched.nulls ? [...fetched.nulls] : null,
+            );
+            if (g % 2 === 0) {
+              expect(Buffer.from(fromPath.values).equals(Buffer.from(fetched.values))).toBe(true);
+              expect(Buffer.from(fromPath.offsets).equals(Buffer.from(fetched.offsets))).toBe(true);
+            } else expect(fromPath.values ?? undefined).toBeUndefined();
+          }
+        }
+        // A column the file lacks is absent; nested, repeated or non-byte-array columns are refused, as are a
+        // file of another length, a missing file and a non-Parquet file.
+        expect((await native.fileColumnLayout(path, size, "no_such_col")).present).toBe(false);
+        for (const column of ["struct_col", "list_col", "int_col", "long_col"]) {
+          await expect(native.fileColumnLayout(path, size, column), column).rejects.toThrow(
+            /not a top-level/,
+          );
+        }
+        await expect(native.fileColumnLayout(path, size + 1, "string_col")).rejects.toThrow(/expected/);
+        await expect(native.hashFileColumnValues(path, size - 1, 0, 0, 1, 2)).rejects.toThrow(/expected/);
+        await expect(native.hashFileColumnValues(path, size, 9, 0, 1, 2)).rejects.toThrow(/row group 9/);
+        const missing = join(local, "missing.parquet");
+        await expect(native.fileColumnLayout(missing, 10, "string_col")).rejects.toThrow(/cannot open/);
+        await expect(native.hashFileColumnValues(missing, 10, 0, 0, 1, 2)).rejects.toThrow(/cannot open/);
+        writeFileSync(join(local, "junk.parquet"), new Uint8Array([1, 2, 3]));
+        await expect(native.fileColumnLayout(join(local, "junk.parquet"), 3, "string_col")).rejects.toThrow();
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+      }
+    });
+
     it("keepRanges copies the rows of its ranges into one batch: the same file as their slices", async () => {
       const ipc = await typeMatrixIpc(5, 300);
       const properties = () => props(native, "SNAPPY", 1000, []);

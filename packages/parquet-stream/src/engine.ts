@@ -3,7 +3,8 @@
  * when it is installed and loads, else parquet-wasm (the same parquet-rs in WebAssembly, portable, with a cold
  * phase of a few hundred ms per process before V8 optimises it). `DELTALITE_PARQUET_ENGINE=wasm` or `native`
  * forces one (`native` fails when the addon does not load). The encoder workers `require` the engine's entry by
- * path; a reader asks for the native engine's column-value hasher (none on parquet-wasm).
+ * path; a reader asks for the native engine's column-value hashers (none on parquet-wasm): of chunks it
+ * fetched, and of a local file read from its path.
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -82,4 +83,50 @@ export function nativeValueHasher(): ColumnValueHasher | undefined {
       : null;
   }
   return hasher ?? undefined;
+}
+
+/** Where a local file keeps one top-level byte-array column (the native engine's `fileColumnLayout`). */
+export interface FileColumnLayout {
+  /** False when the file has no top-level column of that name. */
+  present: boolean;
+  /** The column's Parquet leaf index. */
+  leaf: number;
+  /** True for bytes without a string annotation, false for UTF-8 strings. */
+  binary: boolean;
+  /** Per row group: rows, the chunk's compressed bytes, its uncompressed bytes. */
+  rows: number[];
+  chunkBytes: number[];
+  uncompressedBytes: number[];
+}
+
+/** The native engine's hashing of a local file's column from its path: its layout, then a row group's hashes. */
+export interface FileValueHasher {
+  /** Rejects when the file is not `size` bytes long, or the column is there but is not one it hashes. */
+  layout(path: string, size: number, column: string): Promise<FileColumnLayout>;
+  hash(
+    path: string,
+    size: number,
+    rowGroup: number,
+    leaf: number,
+    seedLo: number,
+    seedHi: number,
+    withValues?: boolean,
+  ): Promise<ValueHashes>;
+}
+
+let fileHasher: FileValueHasher | null | undefined;
+
+/** The native engine's file hasher, or undefined when this process runs parquet-wasm. */
+export function nativeFileValueHasher(): FileValueHasher | undefined {
+  if (fileHasher === undefined) {
+    const entry = parquetEngineEntry();
+    const engine = nativeEntry(entry)
+      ? (require(entry) as {
+          fileColumnLayout: FileValueHasher["layout"];
+          hashFileColumnValues: FileValueHasher["hash"];
+        })
+      : undefined;
+    fileHasher = engine ? { layout: engine.fileColumnLayout, hash: engine.hashFileColumnValues } : null;
+  }
+  return fileHasher ?? undefined;
 }

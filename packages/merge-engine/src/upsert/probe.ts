@@ -8,14 +8,20 @@
  * (`HashHandoff`), which the rewrite then does not compute again. A single string or binary key column is
  * probed by the native engine (value hashes and values, decoded off this thread): a row group with a source
  * key's hash is matched exactly on those values, so the column is decoded in JavaScript only where the
- * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind). The
- * rewrite encodes a passed-through file's keys the same way when the probe handed over none of them
- * (`nativelyEncodedKeys`).
+ * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind). On a local
+ * store the native engine reads such a file from its path (`probedInPlace`): this thread then neither reads
+ * the file nor parses its footer unless a key hits. The rewrite encodes a passed-through file's keys the same
+ * way when the probe handed over none of them (`nativelyEncodedKeys`).
  */
-import { type LiveFileReadContext, openLiveFile, readLiveFile } from "@deltalite/data-files";
+import {
+  type LiveFileReadContext,
+  openLiveFile,
+  openLocalKeyColumn,
+  readLiveFile,
+} from "@deltalite/data-files";
 import { type FileView, requestSwitchOn } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
-import { conformData, type ParquetReader } from "@deltalite/parquet-stream";
+import { type ColumnValueHashes, conformData, type ParquetReader } from "@deltalite/parquet-stream";
 import type { HashCollection } from "@deltalite/probe-cache";
 import { type Data, DataType, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { type EncodedKeys, encodeKeys } from "../keys/encode-keys.js";
@@ -41,6 +47,27 @@ function hashesSuffice(keys: SourceKeySet, keySchema: Schema, hasher: KeyHasher)
   );
 }
 
+/** A file's single key column as the native engine hashes it, a row group at a time. */
+interface KeyColumnHashes {
+  numRowGroups: number;
+  /** How conversion errors name the file. */
+  label: string;
+  valueHashes(rowGroup: number, withValues: boolean): Promise<ColumnValueHashes | undefined>;
+}
+
+/** The column of a reader the probe opened. */
+function readerKeyColumn(
+  reader: ParquetReader,
+  field: Field,
+  signal: AbortSignal | undefined,
+): KeyColumnHashes {
+  return {
+    numRowGroups: reader.numRowGroups,
+    label: reader.key,
+    valueHashes: (g, withValues) => reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, withValues),
+  };
+}
+
 /**
  * The probe of a file by the native engine's value hashes of the single key column, row group by row group:
  * a row group with a source key's hash is decoded natively again with its values, and its keys are matched
@@ -48,20 +75,20 @@ function hashesSuffice(keys: SourceKeySet, keySchema: Schema, hasher: KeyHasher)
  * group brings its values (a file without a source key's hash brings none: at 4M rows asking every row
  * group for its values cost 20 MB of peak RSS). The hashes go to the probe cache, and to the rewrite's
  * handoff with the encoded keys of the row group that hit (those of a file whose hit is past its first row
- * group are not handed: the rewrite reads them). True on a hit (the footer handed over), false when no row
- * group holds a source key (the collection committed), undefined when the native engine cannot give a row
- * group: the caller reads the column itself (the collection aborted if this probe had added to it).
+ * group are not handed: the rewrite reads them). True on a hit (`handOver` then hands the footer over),
+ * false when no row group holds a source key (the collection committed), undefined when the native engine
+ * cannot give a row group: the caller reads the column itself (the collection aborted if this probe had added
+ * to it).
  */
 async function probedByValueHashes(
-  reader: ParquetReader,
-  file: FileView,
+  column: KeyColumnHashes,
+  field: Field,
   keys: SourceKeySet,
-  keySchema: Schema,
   context: LiveFileReadContext,
   collection: HashCollection | undefined,
   hasher: KeyHasher,
+  handOver: (keeper: HashKeeper) => Promise<true>,
 ): Promise<boolean | undefined> {
-  const field = keySchema.fields[0] as Field;
   const keeper = hashHandoff(context).keeper();
   // The native engine cannot give a row group: nothing half-collected may be cached.
   const unavailable = (collected: boolean) => {
@@ -69,19 +96,22 @@ async function probedByValueHashes(
     return undefined;
   };
   try {
-    for (let g = 0; g < reader.numRowGroups; g++) {
-      const hashes = await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal);
+    for (let g = 0; g < column.numRowGroups; g++) {
+      const hashes = await column.valueHashes(g, false);
       if (hashes === undefined) return unavailable(g > 0);
       collection?.add(hashes.hashWords, hashes.nulls);
       if (!keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) {
         keeper.add(hashes.hashWords);
         continue;
       }
-      const values = (await reader.valueHashes(g, field.name, KEY_HASH_SEED, context.signal, true))?.values;
+      const values = (await column.valueHashes(g, true))?.values;
       if (values === undefined) return unavailable(true);
-      const encoded = encodedValues(reader, field, values, hashes.hashWords, keys, hasher);
+      const encoded = encodedValues(column.label, field, values, hashes.hashWords, keys, hasher);
       keeper.add(hashes.hashWords, encoded);
-      if (keys.containsAny(encoded)) return handOverHit(reader, file, context, keeper, collection);
+      if (keys.containsAny(encoded)) {
+        collection?.abort();
+        return await handOver(keeper);
+      }
     }
     collection?.commit();
     return false;
@@ -91,17 +121,51 @@ async function probedByValueHashes(
 }
 
 /**
- * A file with a source key: its hash collection dropped (the file is about to be removed), its footer (and
- * a small file's bytes) and the key hashes kept so far handed to the rewrite.
+ * The probe of a file of a local store by the native engine from the file's path (data-files'
+ * openLocalKeyColumn): this thread neither reads the file nor parses its footer, unless a key hits (the
+ * file is then opened to hand its footer to the rewrite). Undefined when the file cannot be probed so: the
+ * caller opens it and probes it the usual way.
+ */
+async function probedInPlace(
+  store: ObjectStore,
+  file: FileView,
+  keys: SourceKeySet,
+  field: Field,
+  context: LiveFileReadContext,
+  collection: HashCollection | undefined,
+  hasher: KeyHasher,
+): Promise<boolean | undefined> {
+  const local = await openLocalKeyColumn(store, file, field.name, context);
+  if (local === undefined) return undefined;
+  if (local === null) {
+    collection?.commit(); // no non-NULL key at all: an empty set
+    return false;
+  }
+  const column: KeyColumnHashes = {
+    numRowGroups: local.numRowGroups,
+    label: file.path,
+    valueHashes: (g, withValues) => local.valueHashes(g, KEY_HASH_SEED, withValues),
+  };
+  return probedByValueHashes(column, field, keys, context, collection, hasher, async (keeper) => {
+    const reader = await openLiveFile(store, file, context);
+    try {
+      return handOverHit(reader, file, context, keeper);
+    } finally {
+      reader.close();
+    }
+  });
+}
+
+/**
+ * A file with a source key (its hash collection already dropped: the file is about to be removed): its footer
+ * (and a small file's bytes) and the key hashes kept so far handed to the rewrite.
  */
 function handOverHit(
   reader: ParquetReader,
   file: FileView,
   context: LiveFileReadContext,
   keeper: HashKeeper,
-  collection: HashCollection | undefined,
 ): true {
-  collection?.abort();
   const whole = requestSwitchOn("smallFileSingleGet") ? reader.wholeFileBytes() : undefined;
   footerHandoff(context).offer(file, reader.metadata, whole);
   keeper.handTo(file);
@@ -110,14 +174,14 @@ function handOverHit(
 
 /** The keys of one row group encoded from the native engine's values and hashes of its single key column. */
 function encodedValues(
-  reader: ParquetReader,
+  label: string,
   field: Field,
   values: Data,
   hashWords: Uint32Array,
   keys: SourceKeySet,
   hasher: KeyHasher,
 ): EncodedKeys {
-  const batch = keyBatch(field, conformData(values, field.type, `${reader.key}: column ${field.name}`));
+  const batch = keyBatch(field, conformData(values, field.type, `${label}: column ${field.name}`));
   return encodeKeys(batch, keys.columns, { hasher, hashWords });
 }
 
@@ -142,7 +206,7 @@ export async function nativelyEncodedKeys(
   for (let g = 0; g < reader.numRowGroups; g++) {
     const given = await reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, true);
     if (given?.values === undefined) return undefined;
-    encoded.push(encodedValues(reader, field, given.values, given.hashWords, keys, hasher));
+    encoded.push(encodedValues(reader.key, field, given.values, given.hashWords, keys, hasher));
   }
   return encoded;
 }
@@ -167,6 +231,17 @@ export async function fileHoldsSourceKey(
     collection?.abort();
     return false;
   }
+  const byHashes = valueHashes && hashesSuffice(keys, keySchema, hasher);
+  const field = keySchema.fields[0] as Field;
+  if (byHashes) {
+    const probed = await probedInPlace(store, file, keys, field, context, collection, hasher).catch(
+      (error: unknown) => {
+        collection?.abort();
+        throw error;
+      },
+    );
+    if (probed !== undefined) return probed;
+  }
   const reader = await openLiveFile(store, file, context);
   let keeper: HashKeeper | undefined;
   try {
@@ -175,8 +250,17 @@ export async function fileHoldsSourceKey(
       collection?.commit(); // no non-NULL key at all: an empty set
       return false;
     }
-    if (valueHashes && hashesSuffice(keys, keySchema, hasher)) {
-      const probed = await probedByValueHashes(reader, file, keys, keySchema, context, collection, hasher);
+    if (byHashes) {
+      const column = readerKeyColumn(reader, field, context.signal);
+      const probed = await probedByValueHashes(
+        column,
+        field,
+        keys,
+        context,
+        collection,
+        hasher,
+        async (kept) => handOverHit(reader, file, context, kept),
+      );
       if (probed !== undefined) return probed;
     }
     // The probe reads ahead the reader's default (one row group), whatever the rewrite's knob says.
@@ -196,7 +280,8 @@ export async function fileHoldsSourceKey(
       keeper.add(words, encoded);
       if (keys.containsAny(encoded)) {
         await batches.return(undefined);
-        return handOverHit(reader, file, context, keeper, collection);
+        collection?.abort();
+        return handOverHit(reader, file, context, keeper);
       }
     }
     collection?.commit();

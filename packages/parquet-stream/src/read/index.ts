@@ -13,10 +13,10 @@ export {
   readFooterAndTail,
   readParquetFooter,
 } from "./footer.js";
+export { type LocalColumnHashes, openLocalColumnHashes } from "./local-column.js";
 export { type ReadObjectsOptions, readParquetObjects } from "./objects.js";
 export {
   type ColumnChunkRange,
-  type ColumnValueHashes,
   DEFAULT_RANGE_COALESCE_GAP_BYTES,
   DEFAULT_RANGE_GET_CONCURRENCY,
   DEFAULT_RANGE_GET_PART_SIZE_BYTES,
@@ -27,3 +27,4 @@ export {
   type ReadRowGroupOptions,
   type ReadRowGroupsOptions,
 } from "./reader.js";
+export type { ColumnValueHashes } from "./value-hashes.js";

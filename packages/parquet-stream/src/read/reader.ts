@@ -13,9 +13,9 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { ObjectStore } from "@deltalite/object-store";
-import { Binary, type Data, makeData, RecordBatch, Schema, Struct, Utf8 } from "apache-arrow";
+import { type Data, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { ColumnMetaData, Compressors, FileMetaData } from "hyparquet";
-import { nativeValueHasher, type ValueHashes } from "../engine.js";
+import { nativeValueHasher } from "../engine.js";
 import { type ReadAdmission, type Release, recordBatchBytes } from "./admission.js";
 import { assembleColumn } from "./assemble.js";
 import { type DecodedPage, decodePages, LeafCursor } from "./column-chunk.js";
@@ -23,6 +23,7 @@ import { readerCompressors } from "./decompressors.js";
 import { type ByteSpan, coalesceSpans, fetchRanges, RequestLimiter } from "./fetch-ranges.js";
 import { DEFAULT_FOOTER_HINT_BYTES, footerBytesOf, readFooterAndTail } from "./footer.js";
 import { type ColumnNode, type FileSchema, fileSchema, leavesOf } from "./schema.js";
+import { admittedValueHashes, type ColumnValueHashes, seedWords } from "./value-hashes.js";
 
 /** hyparquet's parsed footer; hand `reader.metadata` to the next reader of the same file. */
 export type ParquetMetadata = FileMetaData;
@@ -264,43 +265,29 @@ export class ParquetReader {
     const span = chunkSpan(this.#chunkMeta(group.columns[node.columnIndex]?.meta_data, node.columnIndex));
     const { bytes, release } = await this.#fetch(rowGroup, [node], signal);
     try {
-      const estimate =
-        9 * rows + (withValues ? this.uncompressedBytes(rowGroup, [column]) + 4 * (rows + 1) : 0);
-      let admitted = await this.#admitDecode(estimate, signal);
-      try {
-        const seedLo = Number(BigInt.asUintN(32, seed));
-        const seedHi = Number(BigInt.asUintN(32, seed >> 32n));
-        const offsets = [this.size - footer.byteLength, span.start];
-        const out = await hash(
-          this.size,
-          offsets,
-          [footer, bytes[0]!],
-          rowGroup,
-          node.columnIndex,
-          seedLo,
-          seedHi,
-          withValues,
-        );
-        if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
-        const values = withValues ? valuesOf(out, rows, node.conversion === "binary") : undefined;
-        if (withValues && values === undefined) return undefined;
-        const actual = 9 * rows + (values ? values.valueOffsets.byteLength + values.values.byteLength : 0);
-        if (actual > estimate) {
-          // Never wait while holding: give back the estimate, then wait for what the call really holds.
-          admitted();
-          admitted = await this.#admitDecode(actual, signal);
-        }
-        const h = out.hashes;
-        return {
-          hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
-          nulls: out.nulls ?? undefined,
-          values,
-        };
-      } catch {
-        return undefined; // the native engine could not decode it: the JavaScript reader will say why
-      } finally {
-        admitted();
-      }
+      const [seedLo, seedHi] = seedWords(seed);
+      const offsets = [this.size - footer.byteLength, span.start];
+      const call = {
+        rows,
+        uncompressedBytes: withValues ? this.uncompressedBytes(rowGroup, [column]) : 0,
+        withValues,
+        binary: node.conversion === "binary",
+      };
+      return await admittedValueHashes(
+        (bytes) => this.#admitDecode(bytes, signal),
+        call,
+        () =>
+          hash(
+            this.size,
+            offsets,
+            [footer, bytes[0]!],
+            rowGroup,
+            node.columnIndex,
+            seedLo,
+            seedHi,
+            withValues,
+          ),
+      );
     } finally {
       release();
     }
@@ -543,45 +530,6 @@ function footerInTail(
 interface FetchedGroup {
   bytes: Uint8Array[];
   release: Release;
-}
-
-/** A row group's value hashes of one byte-array column (ParquetReader.valueHashes). */
-export interface ColumnValueHashes {
-  /** Row i's XXH64 as (lo, hi) at 2i, 2i + 1. */
-  hashWords: Uint32Array;
-  /** 1 for a NULL row; undefined when there is none. */
-  nulls: Uint8Array | undefined;
-  /** Asked for: the column's values (Utf8 or Binary, as the reader decodes the column). */
-  values: Data<Utf8 | Binary> | undefined;
-}
-
-/**
- * The native call's values as Arrow data of the column's type (offsets copied when their bytes are not
- * 4-aligned, the NULL flags packed into a validity bitmap); undefined when absent or malformed.
- */
-function valuesOf(out: ValueHashes, rows: number, binary: boolean): Data<Utf8 | Binary> | undefined {
-  const raw = out.offsets;
-  const data = out.values;
-  if (!raw || !data || raw.byteLength !== 4 * (rows + 1)) return undefined;
-  const valueOffsets =
-    raw.byteOffset % 4 === 0
-      ? new Int32Array(raw.buffer, raw.byteOffset, rows + 1)
-      : new Int32Array(raw.slice().buffer, 0, rows + 1);
-  if (valueOffsets[0] !== 0 || valueOffsets[rows] !== data.byteLength) return undefined;
-  const nulls = out.nulls ?? undefined;
-  let nullCount = 0;
-  let nullBitmap: Uint8Array | undefined;
-  if (nulls) {
-    nullBitmap = new Uint8Array(Math.ceil(rows / 8)).fill(0xff);
-    for (let i = 0; i < rows; i++) {
-      if (nulls[i] === 1) {
-        nullCount++;
-        nullBitmap[i >> 3] = (nullBitmap[i >> 3] as number) & ~(1 << (i & 7));
-      }
-    }
-  }
-  const props = { length: rows, nullCount, nullBitmap, valueOffsets, data };
-  return binary ? makeData({ type: new Binary(), ...props }) : makeData({ type: new Utf8(), ...props });
 }
 
 const noRelease: Release = () => undefined;

@@ -1,0 +1,97 @@
+/**
+ * Owns the native engine's value hashes of one row group of a byte-array column as a reader hands them out:
+ * the decode admitted before the call (and again if it holds more than estimated), the values turned into
+ * Arrow data of the column's type, and any failure of the engine taken as "cannot" (undefined), so the caller
+ * decodes the column in JavaScript and says why. ParquetReader.valueHashes (chunks it fetched) and
+ * openLocalColumnHashes (a local file read from its path) both hand them out through here.
+ */
+import { Binary, type Data, makeData, Utf8 } from "apache-arrow";
+import type { ValueHashes } from "../engine.js";
+import type { Release } from "./admission.js";
+
+/** A row group's value hashes of one byte-array column (ParquetReader.valueHashes). */
+export interface ColumnValueHashes {
+  /** Row i's XXH64 as (lo, hi) at 2i, 2i + 1. */
+  hashWords: Uint32Array;
+  /** 1 for a NULL row; undefined when there is none. */
+  nulls: Uint8Array | undefined;
+  /** Asked for: the column's values (Utf8 or Binary, as the reader decodes the column). */
+  values: Data<Utf8 | Binary> | undefined;
+}
+
+/** What one native hash call of a row group will return, for its admission and its checks. */
+export interface ValueHashCall {
+  rows: number;
+  /** The chunk's uncompressed bytes (the values' size estimate). */
+  uncompressedBytes: number;
+  withValues: boolean;
+  /** Values as Binary, not Utf8. */
+  binary: boolean;
+}
+
+/** Runs `hash` under a decode admission; undefined when the engine fails or answers out of shape. */
+export async function admittedValueHashes(
+  admitDecode: (bytes: number) => Promise<Release>,
+  call: ValueHashCall,
+  hash: () => Promise<ValueHashes>,
+): Promise<ColumnValueHashes | undefined> {
+  const { rows, withValues } = call;
+  const estimate = 9 * rows + (withValues ? call.uncompressedBytes + 4 * (rows + 1) : 0);
+  let admitted = await admitDecode(estimate);
+  try {
+    const out = await hash();
+    if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
+    const values = withValues ? valuesOf(out, rows, call.binary) : undefined;
+    if (withValues && values === undefined) return undefined;
+    const actual = 9 * rows + (values ? values.valueOffsets.byteLength + values.values.byteLength : 0);
+    if (actual > estimate) {
+      // Never wait while holding: give back the estimate, then wait for what the call really holds.
+      admitted();
+      admitted = await admitDecode(actual);
+    }
+    const h = out.hashes;
+    return {
+      hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
+      nulls: out.nulls ?? undefined,
+      values,
+    };
+  } catch {
+    return undefined; // the native engine could not decode it: the JavaScript reader will say why
+  } finally {
+    admitted();
+  }
+}
+
+/** XXH64 seed words (lo, hi) of a 64-bit seed. */
+export function seedWords(seed: bigint): [lo: number, hi: number] {
+  return [Number(BigInt.asUintN(32, seed)), Number(BigInt.asUintN(32, seed >> 32n))];
+}
+
+/**
+ * The native call's values as Arrow data of the column's type (offsets copied when their bytes are not
+ * 4-aligned, the NULL flags packed into a validity bitmap); undefined when absent or malformed.
+ */
+function valuesOf(out: ValueHashes, rows: number, binary: boolean): Data<Utf8 | Binary> | undefined {
+  const raw = out.offsets;
+  const data = out.values;
+  if (!raw || !data || raw.byteLength !== 4 * (rows + 1)) return undefined;
+  const valueOffsets =
+    raw.byteOffset % 4 === 0
+      ? new Int32Array(raw.buffer, raw.byteOffset, rows + 1)
+      : new Int32Array(raw.slice().buffer, 0, rows + 1);
+  if (valueOffsets[0] !== 0 || valueOffsets[rows] !== data.byteLength) return undefined;
+  const nulls = out.nulls ?? undefined;
+  let nullCount = 0;
+  let nullBitmap: Uint8Array | undefined;
+  if (nulls) {
+    nullBitmap = new Uint8Array(Math.ceil(rows / 8)).fill(0xff);
+    for (let i = 0; i < rows; i++) {
+      if (nulls[i] === 1) {
+        nullCount++;
+        nullBitmap[i >> 3] = (nullBitmap[i >> 3] as number) & ~(1 << (i & 7));
+      }
+    }
+  }
+  const props = { length: rows, nullCount, nullBitmap, valueOffsets, data };
+  return binary ? makeData({ type: new Binary(), ...props }) : makeData({ type: new Utf8(), ...props });
+}
