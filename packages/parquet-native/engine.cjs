@@ -119,14 +119,16 @@ function readParquetFileBatches(path, size, options = {}) {
 
 /**
  * Encodes the batches `batches` yields (an async iterable, or a ReadableStream as parquet-wasm takes) into one
- * Parquet file; yields its bytes as row groups are flushed and the footer last. Each batch is freed once
- * encoded. A failure is thrown, never swallowed.
+ * Parquet file; yields its bytes as row groups are flushed and the footer last, except that a file below
+ * `options.holdBelowBytes` is yielded whole at its end (one buffer; parquet-wasm, which has no such option,
+ * yields row groups and its caller joins them). Each batch is freed once encoded. A failure is thrown, never
+ * swallowed.
  */
-async function* transformParquetStream(batches, props) {
+async function* transformParquetStream(batches, props, options = {}) {
   let writer;
   for await (const value of batches) {
     try {
-      writer ??= new (native().NativeFileWriter)(value.schema, props);
+      writer ??= new (native().NativeFileWriter)(value.schema, props, options.holdBelowBytes);
       const flushed = writer.write(value);
       if (flushed) yield flushed;
     } finally {

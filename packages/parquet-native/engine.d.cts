@@ -72,9 +72,11 @@ export declare function readParquetFileBatches(
   size: number,
   options?: { rowGroups?: number[]; batchSize?: number },
 ): NativeBatchStream;
+/** A file below `options.holdBelowBytes` comes out whole, as one buffer, at its end. */
 export declare function transformParquetStream(
   batches: AsyncIterable<NativeBatch> | ReadableStream<NativeBatch>,
   props: WriterProperties,
+  options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };

@@ -86,11 +86,17 @@ fn to_js<'env>(env: &'env Env, bytes: &[u8]) -> Result<Uint8ArraySlice<'env>> {
     Uint8ArraySlice::copy_from(env, bytes)
 }
 
-/// One Parquet file being written: batches in, the bytes of each flushed row group out.
+/// One Parquet file being written: batches in, the bytes of each flushed row group out. A file that stays
+/// below `hold_below_bytes` is kept here and handed out whole by `finish` (one buffer, no join in
+/// JavaScript); once it reaches that size, what it holds and every later row group go out as they flush.
+/// The output buffer is reused from one row group to the next (its pages stay mapped): in the recent 1M
+/// upsert the encoder worker took ~40,000 page faults a call, a fresh buffer grown for every row group and
+/// each small file joined again in JavaScript among them.
 #[napi]
 pub struct NativeFileWriter {
     writer: Option<ArrowWriter<Vec<u8>>>,
     flushed_row_groups: usize,
+    hold_below_bytes: usize,
 }
 
 impl NativeFileWriter {
@@ -101,27 +107,35 @@ impl NativeFileWriter {
 
 #[napi]
 impl NativeFileWriter {
+    /// A writer of `schema`; `hold_below_bytes` (0 when absent) as the struct says.
     #[napi(constructor, catch_unwind)]
-    pub fn new(schema: &NativeSchema, props: NativeWriterProperties) -> Result<Self> {
-        let writer = ArrowWriter::try_new(Vec::new(), schema.inner.clone(), Some(properties(props)?)).map_err(failure)?;
-        Ok(NativeFileWriter { writer: Some(writer), flushed_row_groups: 0 })
+    pub fn new(schema: &NativeSchema, props: NativeWriterProperties, hold_below_bytes: Option<f64>) -> Result<Self> {
+        let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
+        // Reserved, not touched: only the pages written are ever mapped.
+        let output = Vec::with_capacity(hold_below_bytes);
+        let writer = ArrowWriter::try_new(output, schema.inner.clone(), Some(properties(props)?)).map_err(failure)?;
+        Ok(NativeFileWriter { writer: Some(writer), flushed_row_groups: 0, hold_below_bytes })
     }
 
-    /// Encodes `batch`; returns the bytes of the row groups it closed, if it closed any.
+    /// Encodes `batch`; returns the bytes of the row groups it closed, if it closed any and the file is no
+    /// longer held.
     #[napi(catch_unwind)]
     pub fn write<'env>(&mut self, env: &'env Env, batch: &NativeBatch) -> Result<Option<Uint8ArraySlice<'env>>> {
         let batch = batch.batch()?.clone();
         let known = self.flushed_row_groups;
+        let hold_below = self.hold_below_bytes;
         let writer = self.writer()?;
         writer.write(&batch).map_err(failure)?;
         let flushed = writer.flushed_row_groups().len();
-        if flushed == known {
+        if flushed == known || writer.bytes_written() < hold_below {
             return Ok(None);
         }
         writer.sync().map_err(failure)?;
-        let bytes = std::mem::take(writer.inner_mut());
+        let output = writer.inner_mut();
+        let bytes = to_js(env, output)?;
+        output.clear(); // keeps its capacity, and with it its mapped pages, for the next row group
         self.flushed_row_groups = flushed;
-        Ok(Some(to_js(env, &bytes)?))
+        Ok(Some(bytes))
     }
 
     /// Bytes written so far, including those not yet handed out.

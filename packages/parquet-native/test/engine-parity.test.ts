@@ -369,6 +369,31 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
       }
     });
 
+    it("a file below holdBelowBytes comes out whole as one buffer; above it, row group by row group", async () => {
+      const ipc = await typeMatrixIpc(7, 600);
+      const file = native.writeParquet(native.Table.fromIPCStream(ipc), props(native, "SNAPPY", 60, []));
+      const chunksOf = async (holdBelowBytes?: number) => {
+        const batches = native.readParquet(file, { batchSize: 50 }).recordBatches();
+        const chunks: Uint8Array[] = [];
+        const options = holdBelowBytes === undefined ? undefined : { holdBelowBytes };
+        const output = native.transformParquetStream(batches, props(native, "SNAPPY", 60, []), options);
+        for await (const chunk of output) chunks.push(chunk);
+        return chunks;
+      };
+      const streamedChunks = await chunksOf();
+      expect(streamedChunks.length).toBeGreaterThan(5); // ten row groups, then the footer
+      const whole = Buffer.concat(streamedChunks);
+      const held = await chunksOf(whole.byteLength + 1);
+      expect(held).toHaveLength(1);
+      expectSameParquet(Buffer.from(held[0] as Uint8Array), whole);
+      // Held until the file passes the bound, then handed out as it flushes.
+      const partly = await chunksOf(Math.floor(whole.byteLength / 2));
+      expect(partly.length).toBeGreaterThan(1);
+      expect(partly.length).toBeLessThan(streamedChunks.length);
+      expect(partly[0]?.byteLength).toBeGreaterThanOrEqual(Math.floor(whole.byteLength / 2));
+      expectSameParquet(Buffer.concat(partly), whole);
+    });
+
     it("keepRanges copies the rows of its ranges into one batch: the same file as their slices", async () => {
       const ipc = await typeMatrixIpc(5, 300);
       const properties = () => props(native, "SNAPPY", 1000, []);

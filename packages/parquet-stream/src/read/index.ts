@@ -13,7 +13,7 @@ export {
   readFooterAndTail,
   readParquetFooter,
 } from "./footer.js";
-export { type LocalColumnHashes, openLocalColumnHashes } from "./local-column.js";
+export { type LocalColumnHashes, type LocalColumnOptions, openLocalColumnHashes } from "./local-column.js";
 export { type ReadObjectsOptions, readParquetObjects } from "./objects.js";
 export {
   type ColumnChunkRange,

@@ -397,11 +397,18 @@ function encoderWorkerMain(wasmEntry: string): void {
         throw error;
       }
     }
-    const output = await wasm.transformParquetStream(
+    // The native engine takes a third argument (parquet-wasm takes two, and ignores it).
+    const transform = wasm.transformParquetStream as (
+      ...args: [...Parameters<typeof wasm.transformParquetStream>, { holdBelowBytes: number }]
+    ) => ReturnType<typeof wasm.transformParquetStream>;
+    const output = await transform(
       // The native engine takes the batches as they are; parquet-wasm wants a ReadableStream, whose pull
       // machinery is JavaScript the worker would otherwise run and compile for every batch.
       (native ? fileBatches() : readableOf(fileBatches())) as ReadableStream,
       properties(settings),
+      // The native engine holds a small file itself and yields it whole, so `held` below has one chunk. It
+      // holds no further than the target size: the size check above sees only the bytes handed out.
+      { holdBelowBytes: Math.min(settings.joinBelowBytes, settings.targetFileSize) },
     );
     const send = (chunk: Uint8Array) => {
       stream.unacked++;
