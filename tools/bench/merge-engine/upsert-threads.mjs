@@ -3,7 +3,10 @@
 // time, the OS peak RSS, the RSS before the call, and the highest RSS, V8 heap, external and ArrayBuffer
 // memory this thread saw (sampled every `SAMPLE_MS`, default 25, with the ms into the call each was seen);
 // then, on Linux, the CPU each thread of the process spent during the call (/proc/self/task, in thread-id
-// order: the main thread, V8's platform workers, the libuv pool, then the encoder workers).
+// order: the main thread, V8's platform workers, the libuv pool, then the encoder workers), and the call's
+// start and end on CLOCK_MONOTONIC in seconds (`monotonicSeconds`: the clock `perf record -k CLOCK_MONOTONIC`
+// stamps its samples with, so a profile of the whole process can be cut to the call). UPSERT_STATS=1 adds
+// the call's UpsertStats (`stats`).
 //
 //   node upsert-threads.mjs <table-dir> <batch.parquet> '<json UpsertOptions>'
 import { readdirSync, readFileSync } from "node:fs";
@@ -57,7 +60,9 @@ const args = batchRunArgs(
 const { table, source } = await prepareBatchRun(args);
 const before = threadCpuMs();
 const stop = memorySampler(Number(process.env.SAMPLE_MS ?? 25));
+const callStartNs = process.hrtime.bigint(); // CLOCK_MONOTONIC, as `perf record -k CLOCK_MONOTONIC` stamps
 const call = await timedCall(() => table.upsert(source, args.options));
+const callEndNs = process.hrtime.bigint();
 const highest = stop();
 const after = threadCpuMs();
 const threadsMs = [...after].sort((a, b) => a[0] - b[0]).map(([tid, ms]) => ms - (before.get(tid) ?? 0));
@@ -69,5 +74,7 @@ console.log(
     highest,
     threadsCpuMs: threadsMs,
     cpuMs: threadsMs.reduce((sum, ms) => sum + ms, 0),
+    monotonicSeconds: [Number(callStartNs) / 1e9, Number(callEndNs) / 1e9],
+    ...(process.env.UPSERT_STATS === "1" ? { stats: call.value } : {}),
   }),
 );
