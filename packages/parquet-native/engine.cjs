@@ -139,6 +139,29 @@ async function* transformParquetStream(batches, props, options = {}) {
   yield writer.finish();
 }
 
+/**
+ * Encodes the batches `batches` yields into a new Parquet file at `path` (created; an existing file is an
+ * error), written there as row groups are flushed, never handed to JavaScript; `onWritten(bytes)` hears the
+ * bytes written after each batch. Resolves once the file is complete and synced to disk, to its size and its
+ * footer (with the 8-byte trailer). Each batch is freed once encoded. A failure is thrown, never swallowed;
+ * the caller removes what was written.
+ */
+async function writeParquetFile(batches, props, path, onWritten) {
+  let writer;
+  for await (const value of batches) {
+    try {
+      writer ??= new (native().NativeFileWriter)(value.schema, props, 0, path);
+      writer.write(value);
+      onWritten?.(writer.bytesWritten);
+    } finally {
+      value.free();
+    }
+  }
+  if (writer === undefined) throw new Error("no batch to write a Parquet file from");
+  const footer = writer.finish();
+  return { size: writer.bytesWritten, footer };
+}
+
 /** One whole table as one Parquet file's bytes; the table is freed, as parquet-wasm's writeParquet does. */
 function writeParquet(table, props) {
   try {
@@ -190,6 +213,7 @@ exports.releaseParquet = releaseParquet;
 exports.readParquetBatches = readParquetBatches;
 exports.readParquetFileBatches = readParquetFileBatches;
 exports.transformParquetStream = transformParquetStream;
+exports.writeParquetFile = writeParquetFile;
 exports.writeParquet = writeParquet;
 exports.hashColumnValues = hashColumnValues;
 exports.fileColumnLayout = fileColumnLayout;

@@ -78,6 +78,13 @@ export declare function transformParquetStream(
   props: WriterProperties,
   options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
+/** The batches encoded into a new file at `path`, never handed to JavaScript: its size and footer. */
+export declare function writeParquetFile(
+  batches: AsyncIterable<NativeBatch>,
+  props: WriterProperties,
+  path: string,
+  onWritten?: (bytesWritten: number) => void,
+): Promise<{ size: number; footer: Uint8Array }>;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
 /**

@@ -8,7 +8,12 @@ import { readdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Snapshot } from "@deltalite/delta-log";
 import { type ErrorKind, isDeltaLiteError } from "@deltalite/errors";
-import { LocalFileStore } from "@deltalite/object-store";
+import {
+  LOCAL_TEMP_PREFIX,
+  LocalFileStore,
+  type LocalFileTarget,
+  type PutOptions,
+} from "@deltalite/object-store";
 import { copyFixture, goldenTable } from "@deltalite/tools/fixtures";
 import { type DataType, Field, Float64, Int64, Schema, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { describe, expect, it } from "vitest";
@@ -290,16 +295,29 @@ describe("upsert errors leave the table unchanged", () => {
     const local = new LocalFileStore(uri!);
     const controller = new AbortController();
     let parquetPuts = 0;
-    // The real local store; only `put` is observed so the abort lands mid-upsert.
+    // The real local store; only a data file's write is observed so the abort lands mid-upsert: as its `put`
+    // starts, or on the native engine (which writes the file into its `localTarget`) as it is put in place.
     const store = new Proxy(local, {
       get(target, prop, receiver) {
-        if (prop === "put") {
+        if (prop === "put" || prop === "localTarget") {
           return async (key: string, ...rest: unknown[]) => {
-            if (key.endsWith(".parquet")) {
-              parquetPuts++;
+            const method = Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown>;
+            if (!key.endsWith(".parquet")) return method.call(target, key, ...rest);
+            parquetPuts++;
+            if (prop === "put") {
               controller.abort(new Error("stop"));
+              return method.call(target, key, ...rest);
             }
-            return (target.put as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+            // The worker writes the file into the target; the abort lands as the file is put in place.
+            const written = (await method.call(target, key, ...rest)) as LocalFileTarget;
+            return {
+              path: written.path,
+              discard: () => written.discard(),
+              commit: (options?: PutOptions) => {
+                controller.abort(new Error("stop"));
+                return written.commit(options);
+              },
+            };
           };
         }
         const value = Reflect.get(target, prop, receiver);
@@ -325,6 +343,9 @@ describe("upsert errors leave the table unchanged", () => {
     const after = await Snapshot.open(local);
     expect(after.version).toBe(before.version);
     expect(await filesOnDisk(uri!)).toEqual(diskBefore);
+    // Nor a temp file of the one being written (the store's or the worker's in place).
+    const left = await readdir(uri!, { recursive: true });
+    expect(left.filter((entry) => entry.includes(LOCAL_TEMP_PREFIX))).toEqual([]);
   });
 
   it.each(["dv-partitioned-with-checkpoint", "dv-with-columnmapping", "table-with-columnmapping-mode-name"])(

@@ -30,6 +30,7 @@ export type {
   ByteRange,
   GetOptions,
   ListOptions,
+  LocalFileTarget,
   MultipartPutOptions,
   ObjectMeta,
   ObjectStore,

@@ -15,6 +15,7 @@ import { clampRange, compareUtf8, validateKey, validatePrefix } from "./keys.js"
 import type {
   GetOptions,
   ListOptions,
+  LocalFileTarget,
   MultipartPutOptions,
   ObjectMeta,
   ObjectStore,
@@ -133,20 +134,13 @@ export class LocalFileStore implements ObjectStore {
     chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     options: MultipartPutOptions = {},
   ): Promise<PutResult> {
-    const file = this.#path(key);
-    const mode: PutMode = options.mode ?? "overwrite";
-    if (mode !== "create" && mode !== "overwrite") {
-      throw new DeltaLiteError(
-        "not_implemented",
-        `conditional overwrite (ifMatch) is not supported by the local file store: ${joinDisplay(this.root, key)}`,
-      );
-    }
-    throwIfAborted(options.signal, this.root, key);
-    const dir = path.dirname(file);
-    const temp = path.join(dir, `${LOCAL_TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    const target = await this.localTarget(key, options);
     try {
-      await fs.mkdir(dir, { recursive: true });
-      const handle = await fs.open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+      const handle = await fs.open(
+        target.path,
+        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY,
+        0o644,
+      );
       try {
         for await (const chunk of asAsync(chunks)) {
           throwIfAborted(options.signal, this.root, key);
@@ -156,6 +150,46 @@ export class LocalFileStore implements ObjectStore {
         await handle.sync();
       } finally {
         await handle.close();
+      }
+    } catch (error) {
+      await target.discard();
+      throw this.#mapError(error, key);
+    }
+    return target.commit(options);
+  }
+
+  /**
+   * A temp file's path in `key`'s folder (created if need be), for a writer in this process to create and
+   * write in place; `commit` links it to the key (`create`) or renames it over it (`overwrite`), as `put`
+   * does with the temp file it writes.
+   */
+  async localTarget(key: string, options: SignalOptions = {}): Promise<LocalFileTarget> {
+    const file = this.#path(key);
+    throwIfAborted(options.signal, this.root, key);
+    const dir = path.dirname(file);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (error) {
+      throw this.#mapError(error, key);
+    }
+    const temp = path.join(dir, `${LOCAL_TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    const discard = () => fs.rm(temp, { force: true }).catch(() => undefined);
+    return {
+      path: temp,
+      commit: (put: PutOptions = {}) => this.#adopt(key, file, temp, put),
+      discard,
+    };
+  }
+
+  /** Puts the complete temp file `temp` in place at `key` (`file`); the temp file is gone after. */
+  async #adopt(key: string, file: string, temp: string, options: PutOptions): Promise<PutResult> {
+    const mode: PutMode = options.mode ?? "overwrite";
+    try {
+      if (mode !== "create" && mode !== "overwrite") {
+        throw new DeltaLiteError(
+          "not_implemented",
+          `conditional overwrite (ifMatch) is not supported by the local file store: ${joinDisplay(this.root, key)}`,
+        );
       }
       throwIfAborted(options.signal, this.root, key);
       if (mode === "create") {

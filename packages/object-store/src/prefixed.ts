@@ -3,6 +3,7 @@ import { validateKey, validatePrefix } from "./keys.js";
 import type {
   GetOptions,
   ListOptions,
+  LocalFileTarget,
   MultipartPutOptions,
   ObjectMeta,
   ObjectStore,
@@ -25,7 +26,12 @@ export class PrefixedStore implements ObjectStore {
     this.root = `${inner.root.replace(/\/$/, "")}/${prefix}`;
     const localPath = inner.localPath?.bind(inner);
     if (localPath) this.localPath = (key) => localPath(this.#key(key));
+    const localTarget = inner.localTarget?.bind(inner);
+    if (localTarget) this.localTarget = async (key, options) => localTarget(this.#key(key), options);
   }
+
+  /** The inner store's local target of the prefixed key, when the inner store has local targets. */
+  readonly localTarget?: (key: string, options?: SignalOptions) => Promise<LocalFileTarget>;
 
   /** The inner store's local path of the prefixed key, when the inner store has local paths. */
   readonly localPath?: (key: string) => string;

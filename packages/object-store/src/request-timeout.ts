@@ -12,6 +12,7 @@ import type {
   ByteRange,
   GetOptions,
   ListOptions,
+  LocalFileTarget,
   MultipartPutOptions,
   ObjectMeta,
   ObjectStore,
@@ -273,7 +274,12 @@ export class TimeoutStore implements ObjectStore {
     // A local file read in place is no request: nothing to time.
     const localPath = inner.localPath?.bind(inner);
     if (localPath) this.localPath = localPath;
+    const localTarget = inner.localTarget?.bind(inner);
+    if (localTarget) this.localTarget = localTarget;
   }
+
+  /** The inner store's local target of a key, when it has local targets (a file written in place). */
+  readonly localTarget?: (key: string, options?: SignalOptions) => Promise<LocalFileTarget>;
 
   /** The inner store's local path of a key, when it has local paths. */
   readonly localPath?: (key: string) => string;

@@ -5,7 +5,7 @@
  * hygiene, local paths where given, and racing writers with exactly one winner per round.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isDeltaLiteError } from "@deltalite/errors";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listAll } from "./collect.js";
@@ -158,6 +158,43 @@ export function runObjectStoreContract(
       expect(str(await store.get(key))).toBe("second");
       for (const bad of ["../escape", "/abs", "a//b", ""]) {
         expect(() => localPath(bad), bad).toThrow();
+      }
+    });
+
+    it("a local target, where the store gives one, stores what was written there as put would", {
+      timeout,
+    }, async (ctx) => {
+      const localTarget = store.localTarget?.bind(store);
+      if (!localTarget) return ctx.skip();
+      const key = `${fresh()}/deep/dir/written.bin`;
+      const data = randomBytes(70_001);
+      const target = await localTarget(key);
+      expect(existsSync(target.path)).toBe(false); // the writer creates it
+      writeFileSync(target.path, data, { flag: "wx" });
+      await expect(store.head(key)).rejects.toMatchObject({ kind: "not_found" }); // nothing before commit
+      await target.commit({ mode: "create" });
+      expect(Buffer.from(await store.get(key)).equals(data)).toBe(true);
+      expect(existsSync(target.path)).toBe(false);
+      expect((await listAll(store, `${ns}/`)).map((m) => m.key)).toContain(key);
+      // A second create of the same key is refused, its temp file removed; overwrite replaces the object.
+      const again = await localTarget(key);
+      writeFileSync(again.path, text("other"));
+      await expect(again.commit({ mode: "create" })).rejects.toMatchObject({ kind: "already_exists" });
+      expect(existsSync(again.path)).toBe(false);
+      expect(Buffer.from(await store.get(key)).equals(data)).toBe(true);
+      const over = await localTarget(key);
+      writeFileSync(over.path, text("third"));
+      await over.commit({ mode: "overwrite" });
+      expect(str(await store.get(key))).toBe("third");
+      // Discarded: nothing stored, nothing left.
+      const droppedKey = `${fresh()}/dropped.bin`;
+      const dropped = await localTarget(droppedKey);
+      writeFileSync(dropped.path, text("never"));
+      await dropped.discard();
+      expect(existsSync(dropped.path)).toBe(false);
+      await expect(store.head(droppedKey)).rejects.toMatchObject({ kind: "not_found" });
+      for (const bad of ["../escape", "/abs", "a//b", ""]) {
+        await expect(localTarget(bad), bad).rejects.toThrow();
       }
     });
 

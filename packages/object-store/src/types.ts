@@ -131,4 +131,21 @@ export interface ObjectStore {
    * requests, do not have this method.
    */
   localPath?(key: string): string;
+  /**
+   * Stores over a local directory give a place to write `key`'s object in place: a path this process creates
+   * and writes (a native encoder writing a whole file, say), then puts in place with `commit`, as `put` would
+   * with the same options, or removes with `discard`. Other stores, and wrappers that observe or alter
+   * requests, do not have this method.
+   */
+  localTarget?(key: string, options?: SignalOptions): Promise<LocalFileTarget>;
+}
+
+/** Where `ObjectStore.localTarget` lets a writer put one object's bytes itself. */
+export interface LocalFileTarget {
+  /** The file to create (it does not exist; its folder does) and write. */
+  readonly path: string;
+  /** Puts the complete file in place at the key, as `put` would with `options`; the path is gone after. */
+  commit(options?: PutOptions): Promise<PutResult>;
+  /** Removes whatever was written at the path; nothing is stored. Never fails. */
+  discard(): Promise<void>;
 }

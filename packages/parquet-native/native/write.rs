@@ -1,8 +1,12 @@
 //! Arrow batches encoded into Parquet: writer properties from JavaScript, a file written batch by batch whose
-//! bytes are handed out as each row group is flushed, and a whole table written at once. The bytes returned
-//! are copied into JavaScript-owned buffers, so a worker can transfer them to another thread.
+//! bytes are handed out as each row group is flushed (or written straight into a new local file), and a whole
+//! table written at once. The bytes returned are copied into JavaScript-owned buffers, so a worker can
+//! transfer them to another thread.
 
 use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -86,39 +90,105 @@ fn to_js<'env>(env: &'env Env, bytes: &[u8]) -> Result<Uint8ArraySlice<'env>> {
     Uint8ArraySlice::copy_from(env, bytes)
 }
 
+/// Where a file's bytes go: a buffer handed out to JavaScript, or a new local file written in place.
+enum Output {
+    Memory(Vec<u8>),
+    File(File),
+}
+
+impl Write for Output {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Output::Memory(buffer) => buffer.write(bytes),
+            Output::File(file) => file.write(bytes),
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Output::Memory(buffer) => buffer.write_all(bytes),
+            Output::File(file) => file.write_all(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Output::Memory(_) => Ok(()),
+            Output::File(file) => file.flush(),
+        }
+    }
+}
+
+/// The Parquet footer of the complete file `file` of `size` bytes, with its 8-byte trailer (length and magic):
+/// what JavaScript parses the written file's metadata from.
+fn footer_of(file: &File, size: u64) -> Result<Vec<u8>> {
+    let io = |error: std::io::Error| Error::from_reason(format!("reading back the Parquet footer: {error}"));
+    if size < 8 {
+        return Err(Error::from_reason("the Parquet file written is shorter than its trailer"));
+    }
+    let mut trailer = [0u8; 8];
+    file.read_exact_at(&mut trailer, size - 8).map_err(io)?;
+    let length = u64::from(u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]));
+    if length + 8 > size {
+        return Err(Error::from_reason("the Parquet footer written is longer than its file"));
+    }
+    let mut footer = vec![0u8; (length + 8) as usize];
+    file.read_exact_at(&mut footer, size - 8 - length).map_err(io)?;
+    Ok(footer)
+}
+
 /// One Parquet file being written: batches in, the bytes of each flushed row group out. A file that stays
 /// below `hold_below_bytes` is kept here and handed out whole by `finish` (one buffer, no join in
 /// JavaScript); once it reaches that size, what it holds and every later row group go out as they flush.
 /// The output buffer is reused from one row group to the next (its pages stay mapped): in the recent 1M
 /// upsert the encoder worker took ~40,000 page faults a call, a fresh buffer grown for every row group and
-/// each small file joined again in JavaScript among them.
+/// each small file joined again in JavaScript among them. A writer given a `path` writes the file there
+/// instead (created, never overwritten) and hands out no bytes but its footer: the pages go from parquet-rs's
+/// column buffers to the file, not through a buffer of ours, a copy into JavaScript and another thread.
 #[napi]
 pub struct NativeFileWriter {
-    writer: Option<ArrowWriter<Vec<u8>>>,
+    writer: Option<ArrowWriter<Output>>,
     flushed_row_groups: usize,
     hold_below_bytes: usize,
+    /// The whole file's size, once finished.
+    finished_bytes: Option<u64>,
 }
 
 impl NativeFileWriter {
-    fn writer(&mut self) -> Result<&mut ArrowWriter<Vec<u8>>> {
+    fn writer(&mut self) -> Result<&mut ArrowWriter<Output>> {
         self.writer.as_mut().ok_or_else(|| Error::from_reason("Parquet file writer already finished"))
     }
 }
 
 #[napi]
 impl NativeFileWriter {
-    /// A writer of `schema`; `hold_below_bytes` (0 when absent) as the struct says.
+    /// A writer of `schema`; `hold_below_bytes` (0 when absent) and `path` as the struct says.
     #[napi(constructor, catch_unwind)]
-    pub fn new(schema: &NativeSchema, props: NativeWriterProperties, hold_below_bytes: Option<f64>) -> Result<Self> {
+    pub fn new(
+        schema: &NativeSchema,
+        props: NativeWriterProperties,
+        hold_below_bytes: Option<f64>,
+        path: Option<String>,
+    ) -> Result<Self> {
         let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
-        // Reserved, not touched: only the pages written are ever mapped.
-        let output = Vec::with_capacity(hold_below_bytes);
+        let output = match path {
+            Some(path) => Output::File(
+                OpenOptions::new()
+                    .read(true) // the footer is read back once written
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)
+                    .map_err(|error| Error::from_reason(format!("cannot create {path}: {error}")))?,
+            ),
+            // Reserved, not touched: only the pages written are ever mapped.
+            None => Output::Memory(Vec::with_capacity(hold_below_bytes)),
+        };
         let writer = ArrowWriter::try_new(output, schema.inner.clone(), Some(properties(props)?)).map_err(failure)?;
-        Ok(NativeFileWriter { writer: Some(writer), flushed_row_groups: 0, hold_below_bytes })
+        Ok(NativeFileWriter { writer: Some(writer), flushed_row_groups: 0, hold_below_bytes, finished_bytes: None })
     }
 
     /// Encodes `batch`; returns the bytes of the row groups it closed, if it closed any and the file is no
-    /// longer held.
+    /// longer held (never for a file written in place).
     #[napi(catch_unwind)]
     pub fn write<'env>(&mut self, env: &'env Env, batch: &NativeBatch) -> Result<Option<Uint8ArraySlice<'env>>> {
         let batch = batch.batch()?.clone();
@@ -131,25 +201,43 @@ impl NativeFileWriter {
             return Ok(None);
         }
         writer.sync().map_err(failure)?;
-        let output = writer.inner_mut();
+        let Output::Memory(output) = writer.inner_mut() else {
+            return Ok(None);
+        };
         let bytes = to_js(env, output)?;
         output.clear(); // keeps its capacity, and with it its mapped pages, for the next row group
         self.flushed_row_groups = flushed;
         Ok(Some(bytes))
     }
 
-    /// Bytes written so far, including those not yet handed out.
+    /// Bytes written so far, including those not yet handed out (once finished, the whole file's size).
     #[napi(getter)]
     pub fn bytes_written(&self) -> f64 {
-        self.writer.as_ref().map_or(0.0, |w| w.bytes_written() as f64)
+        match (&self.writer, self.finished_bytes) {
+            (Some(writer), _) => writer.bytes_written() as f64,
+            (None, Some(size)) => size as f64,
+            (None, None) => 0.0,
+        }
     }
 
-    /// Flushes the last row group and writes the footer; returns the bytes not yet handed out.
+    /// Flushes the last row group and writes the footer; returns the bytes not yet handed out, or for a file
+    /// written in place (then synced to disk, as the local store syncs what it stores) its footer alone.
     #[napi(catch_unwind)]
     pub fn finish<'env>(&mut self, env: &'env Env) -> Result<Uint8ArraySlice<'env>> {
         let writer = self.writer.take().ok_or_else(|| Error::from_reason("Parquet file writer already finished"))?;
-        let bytes = writer.into_inner().map_err(failure)?;
-        to_js(env, &bytes)
+        match writer.into_inner().map_err(failure)? {
+            Output::Memory(bytes) => {
+                self.finished_bytes = Some(bytes.len() as u64);
+                to_js(env, &bytes)
+            }
+            Output::File(file) => {
+                let sync = |error: std::io::Error| Error::from_reason(format!("syncing the Parquet file: {error}"));
+                file.sync_all().map_err(sync)?;
+                let size = file.metadata().map_err(sync)?.len();
+                self.finished_bytes = Some(size);
+                to_js(env, &footer_of(&file, size)?)
+            }
+        }
     }
 }
 

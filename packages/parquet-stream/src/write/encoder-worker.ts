@@ -50,6 +50,12 @@ export interface EncoderSettings {
    * The object sink's multipart threshold.
    */
   joinBelowBytes: number;
+  /**
+   * Each file is written by the native engine straight into the local file the main thread names (a
+   * `target` message answers each `fileStart`), not sent as chunks: its `fileDone` carries the file's size
+   * and footer. Set only where the worker runs the native engine and the store has local targets.
+   */
+  writesInPlace?: boolean | undefined;
 }
 
 /** Main thread → worker (`id` names the stream). */
@@ -65,6 +71,7 @@ export type ToEncoder = { id: number } & (
     }
   | { type: "end" }
   | { type: "ack" }
+  | { type: "target"; path: string }
   | { type: "abort" }
   | { type: "whole"; ipc: Uint8Array; settings: EncoderSettings }
   | { type: "memory" }
@@ -75,7 +82,7 @@ export type FromEncoder = { id: number } & (
   | { type: "taken" }
   | { type: "fileStart" }
   | { type: "chunk"; bytes: Uint8Array }
-  | { type: "fileDone"; numRows: number }
+  | { type: "fileDone"; numRows: number; written?: { size: number; footer: Uint8Array } | undefined }
   | { type: "done" }
   | { type: "whole"; bytes: Uint8Array }
   | { type: "memory"; bytes: number }
@@ -97,6 +104,12 @@ function encoderWorkerMain(wasmEntry: string): void {
       size: number,
       options: { rowGroups: number[]; batchSize: number },
     ) => Batches;
+    writeParquetFile?: (
+      batches: AsyncIterable<WasmBatch>,
+      props: ParquetWasm.WriterProperties,
+      path: string,
+      onWritten: (bytes: number) => void,
+    ) => Promise<{ size: number; footer: Uint8Array }>;
   } = require(wasmEntry);
   /** The native engine (@deltalite/parquet-native): it streams passed-through files and takes async iterables. */
   const native = typeof wasm.readParquetBatches === "function";
@@ -199,6 +212,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     ended = false;
     aborted = false;
     unacked = 0;
+    /** Paths the main thread named for the next files (`writesInPlace`). */
+    readonly targets: string[] = [];
     #waiters: (() => void)[] = [];
     /**
      * A table without rows of the stream's schema: passed-through files' batches are relabelled with a fresh
@@ -397,6 +412,18 @@ function encoderWorkerMain(wasmEntry: string): void {
         throw error;
       }
     }
+    if (settings.writesInPlace) {
+      const writeFile = wasm.writeParquetFile;
+      if (writeFile === undefined) throw new Error("this Parquet engine cannot write a file in place");
+      await stream.until(() => stream.targets.length > 0);
+      const path = stream.targets.shift() as string;
+      const written = await writeFile(fileBatches(), properties(settings), path, (total) => {
+        bytes = total;
+      });
+      if (inputFailure !== undefined) throw inputFailure;
+      stream.post({ type: "fileDone", numRows, written }, [written.footer.buffer as ArrayBuffer]);
+      return;
+    }
     // The native engine takes a third argument (parquet-wasm takes two, and ignores it).
     const transform = wasm.transformParquetStream as (
       ...args: [...Parameters<typeof wasm.transformParquetStream>, { holdBelowBytes: number }]
@@ -494,6 +521,7 @@ function encoderWorkerMain(wasmEntry: string): void {
       stream.queue.push({ kind: "file", source, rowGroups, batchRows, next: 0, skipRows, row: 0, skipAt: 0 });
     } else if (message.type === "end") stream.ended = true;
     else if (message.type === "ack") stream.unacked--;
+    else if (message.type === "target") stream.targets.push(message.path);
     else if (message.type === "abort") stream.aborted = true;
     stream.wake();
   });

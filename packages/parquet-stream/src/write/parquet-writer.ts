@@ -12,7 +12,7 @@
  * without a JS decode.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
-import type { ObjectStore } from "@deltalite/object-store";
+import type { LocalFileTarget, ObjectStore } from "@deltalite/object-store";
 import {
   makeData,
   RecordBatch,
@@ -23,6 +23,7 @@ import {
   tableToIPC,
 } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
+import { parquetEngineName } from "../engine.js";
 import { DictionaryPolicy } from "./dictionary-policy.js";
 import { EncoderSession, encoderFor, encodeWhole } from "./encoder-pool.js";
 import type { EncoderSettings } from "./encoder-worker.js";
@@ -54,8 +55,13 @@ export const FOOTER_PARSERS: Partial<ParquetParsers> = {
   dateFromDays: (days: number) => days,
 };
 
-function encoderSettings(options: ResolvedWriteOptions, plainColumns: readonly string[]): EncoderSettings {
+function encoderSettings(
+  options: ResolvedWriteOptions,
+  plainColumns: readonly string[],
+  writesInPlace = false,
+): EncoderSettings {
   return {
+    writesInPlace,
     codec: options.codec,
     maxRowGroupRows: options.maxRowGroupRows,
     maxRowGroupBytes: options.maxRowGroupBytes,
@@ -86,14 +92,36 @@ async function parseFooter(
   return parquetMetadata(bytes, { parsers: FOOTER_PARSERS });
 }
 
-/** The file being written: its key and the sink its bytes stream into. */
-interface OpenFile {
-  key: string;
-  sink: ObjectSink;
+/**
+ * The file being written: its key and the sink its bytes stream into, or the local file the worker writes
+ * in place (`writesInPlace`).
+ */
+type OpenFile =
+  | { key: string; sink: ObjectSink; target?: undefined }
+  | { key: string; target: LocalFileTarget };
+
+/**
+ * Whether the worker writes each file straight into the store's local file: the native engine writes it
+ * there, so its bytes are neither copied into JavaScript nor passed between threads (uniform 1M upsert:
+ * the copies into JavaScript buffers and the writer's own output buffer were ~20% of the encoder workers'
+ * samples, merge-engine BENCHMARKS.md, session 19).
+ */
+function writesInPlace(store: ObjectStore): boolean {
+  return store.localTarget !== undefined && parquetEngineName() === "native";
 }
 
-function openFile(store: ObjectStore, options: ResolvedWriteOptions): OpenFile {
+async function openFile(
+  store: ObjectStore,
+  options: ResolvedWriteOptions,
+  session: EncoderSession,
+  inPlace: boolean,
+): Promise<OpenFile> {
   const key = options.nextKey();
+  if (inPlace && store.localTarget) {
+    const target = await store.localTarget(key, { signal: options.signal });
+    session.target(target.path);
+    return { key, target };
+  }
   const sink = new ObjectSink(store, key, {
     mode: "create",
     uniqueKey: options.uniqueKeys,
@@ -105,14 +133,19 @@ function openFile(store: ObjectStore, options: ResolvedWriteOptions): OpenFile {
   return { key, sink };
 }
 
-/** Completes the object and describes it; a file that lost rows is removed and refused. */
+/**
+ * Completes the object (a file written in place: puts it in place, with `create` as the sink's put) and
+ * describes it; a file that lost rows is removed and refused.
+ */
 async function finishFile(
   store: ObjectStore,
-  { key, sink }: OpenFile,
-  numRows: number,
+  file: OpenFile,
+  done: { numRows: number; written?: { size: number; footer: Uint8Array } | undefined },
   signal: AbortSignal | undefined,
 ): Promise<WrittenFile> {
-  const { size, tail } = await sink.finish();
+  const { key } = file;
+  const { numRows } = done;
+  const { size, tail } = await completed(file, done.written, signal);
   const metadata = await parseFooter(store, key, size, tail, signal);
   if (Number(metadata.num_rows) !== numRows) {
     // parquet-wasm's stream transform drops batches it fails to encode without reporting it: never hand
@@ -124,6 +157,27 @@ async function finishFile(
     );
   }
   return { key, size, numRows, metadata };
+}
+
+/** The object's size and the bytes at its end, once it is stored. */
+async function completed(
+  file: OpenFile,
+  written: { size: number; footer: Uint8Array } | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ size: number; tail: Uint8Array }> {
+  if (file.target === undefined) return file.sink.finish();
+  if (written === undefined) {
+    await file.target.discard();
+    throw new DeltaLiteError("generic", `the parquet encoder did not write ${file.key} in place`);
+  }
+  await file.target.commit({ mode: "create", signal }); // a refused commit removes the file
+  return { size: written.size, tail: written.footer };
+}
+
+/** Gives up the file being written: its sink aborted, or what the worker wrote in place removed. */
+async function abandon(file: OpenFile | undefined, reason: unknown): Promise<void> {
+  if (file?.target) await file.target.discard();
+  else await file?.sink.abort(reason);
 }
 
 /**
@@ -192,10 +246,11 @@ export async function* parquetFileStream(
   const session = new EncoderSession(encoderFor(options.spreadEncoders === true));
   const onAbort = () => session.fail(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
+  const inPlace = writesInPlace(store);
   const feeding = feed(
     session,
     slices,
-    () => encoderSettings(resolved, dictionary.plainColumns),
+    () => encoderSettings(resolved, dictionary.plainColumns, inPlace),
     resolved.schema,
   );
   let current: OpenFile | undefined;
@@ -204,27 +259,32 @@ export async function* parquetFileStream(
   try {
     for (let event = await session.next(); event.type !== "done"; event = await session.next()) {
       if (event.type === "fileStart") {
-        current = openFile(store, resolved);
+        current = await openFile(store, resolved, session, inPlace);
         key = current.key;
       } else if (event.type === "chunk") {
+        if (current?.target !== undefined)
+          throw new DeltaLiteError(
+            "generic",
+            `the parquet encoder sent bytes of ${current.key} to write in place`,
+          );
         await current?.sink.write(event.bytes);
         session.ack();
       } else if (event.type === "fileDone" && current) {
         const done = current;
         current = undefined;
-        yield await finishFile(store, done, event.numRows, signal);
+        yield await finishFile(store, done, event, signal);
       }
     }
     clean = true;
   } catch (caught) {
     session.fail(caught);
-    await current?.sink.abort(caught);
+    await abandon(current, caught);
     current = undefined;
     throw asWriteError(caught, key, signal);
   } finally {
     signal?.removeEventListener("abort", onAbort);
     if (!clean) session.fail(new DeltaLiteError("aborted", "parquet write stopped before its end"));
-    await current?.sink.abort(new DeltaLiteError("aborted", "parquet write stopped before its end"));
+    await abandon(current, new DeltaLiteError("aborted", "parquet write stopped before its end"));
     session.close();
     await feeding;
   }

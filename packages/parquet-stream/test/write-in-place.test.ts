@@ -1,0 +1,157 @@
+/**
+ * On a local store and the native engine the encoder worker writes each file straight into the store's local
+ * target (parquet-native `writeParquetFile`), and the store links it into place: the files are byte for byte
+ * those the chunked path stores through the sink, nothing is left behind when a write fails or is aborted,
+ * and an existing key is never overwritten. On parquet-wasm the same writes take the sink path.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  InMemoryStore,
+  LocalFileStore,
+  type MultipartPutOptions,
+  type PutResult,
+} from "@deltalite/object-store";
+import type { RecordBatch } from "apache-arrow";
+import { afterEach, describe, expect, it } from "vitest";
+import { parquetEngineName } from "../src/engine.js";
+import { parquetFileStream, readParquetObjects, type WrittenFile, writeParquetFiles } from "../src/index.js";
+import { endEncoderWorker } from "../src/write/encoder-pool.js";
+import { sequenceTable } from "./write-helpers.js";
+
+const inPlace = parquetEngineName() === "native";
+const schema = sequenceTable(0, 1, 12).schema;
+
+/** A local store that counts the puts it is asked for (its `put` is a `putMultipart`; a file written in place is neither). */
+class CountingLocalStore extends LocalFileStore {
+  puts = 0;
+  override async putMultipart(
+    key: string,
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options?: MultipartPutOptions,
+  ): Promise<PutResult> {
+    this.puts++;
+    return super.putMultipart(key, chunks, options);
+  }
+}
+
+/** `count` batches of 5,000 rows; the worker is ended before batch `crashAt` (never when negative). */
+async function* batches(count: number, crashAt = -1): AsyncGenerator<RecordBatch> {
+  for (let b = 0; b < count; b++) {
+    if (b === crashAt) await endEncoderWorker();
+    yield sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch;
+  }
+}
+
+/** Every file under `dir`, relative, sorted. */
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+const dirs: string[] = [];
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), "deltalite-in-place-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe(`files written in place on a local store (${inPlace ? "native engine: in place" : "parquet-wasm: through the sink"})`, () => {
+  it("writes the bytes the sink path stores, rolls over and describes each file the same way", async () => {
+    const dir = scratch();
+    const local = new CountingLocalStore(dir);
+    const memory = new InMemoryStore();
+    const options = (prefix: string) => {
+      let n = 0;
+      return {
+        schema,
+        nextKey: () => `part=a/${prefix}${n++}.parquet`,
+        maxRowGroupRows: 7_000,
+        targetFileSize: 300_000,
+        codec: "snappy" as const,
+      };
+    };
+    const there = await writeParquetFiles(local, batches(12), options("f"));
+    const here = await writeParquetFiles(memory, batches(12), options("f"));
+    expect(there.length).toBeGreaterThan(2); // rolled over
+    expect(there.map(({ key, size, numRows }) => ({ key, size, numRows }))).toEqual(
+      here.map(({ key, size, numRows }) => ({ key, size, numRows })),
+    );
+    for (const [i, file] of there.entries()) {
+      const bytes = readFileSync(join(dir, file.key));
+      expect(Buffer.from(await memory.get(file.key)).equals(bytes)).toBe(true);
+      expect(file.metadata).toEqual((here[i] as WrittenFile).metadata);
+    }
+    expect(local.puts).toBe(inPlace ? 0 : there.length);
+    expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort()); // no temp file left
+    const ids = await readParquetObjects(local, there[0]?.key as string, {
+      size: there[0]?.size as number,
+      columns: ["id"],
+    });
+    expect(ids.map((row) => row.id)).toEqual(Array.from({ length: ids.length }, (_, i) => BigInt(i)));
+  });
+
+  it("a worker that dies mid-write leaves the files before it whole and nothing of the one it was writing", async () => {
+    const dir = scratch();
+    const store = new LocalFileStore(dir);
+    let n = 0;
+    const written: WrittenFile[] = [];
+    const failure = await (async () => {
+      for await (const file of parquetFileStream(store, batches(40, 30), {
+        schema,
+        nextKey: () => `f${n++}.parquet`,
+        maxRowGroupRows: 5_000,
+        targetFileSize: 2_000_000, // about four batches a file: the worker dies with a file half written
+        codec: "uncompressed",
+      }))
+        written.push(file);
+    })().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "generic" });
+    expect(written.length).toBeGreaterThan(0);
+    expect(filesUnder(dir)).toEqual(written.map((f) => f.key).sort());
+  });
+
+  it("an abort mid-write leaves nothing of the file being written", async () => {
+    const dir = scratch();
+    const store = new LocalFileStore(dir);
+    const controller = new AbortController();
+    async function* slow(): AsyncGenerator<RecordBatch> {
+      for (let b = 0; b < 20; b++) {
+        if (b === 6) {
+          // Let the worker write the first row groups into its target, then abort while it writes.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          controller.abort(new Error("stop"));
+        }
+        yield sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch;
+      }
+    }
+    const failure = await writeParquetFiles(store, slow(), {
+      schema,
+      nextKey: () => "only.parquet",
+      maxRowGroupRows: 5_000,
+      targetFileSize: 1 << 30,
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "aborted" });
+    expect(filesUnder(dir)).toEqual([]);
+  });
+
+  it("never overwrites an object already at the key: already_exists, the object unchanged", async () => {
+    const dir = scratch();
+    const store = new LocalFileStore(dir);
+    await store.put("taken.parquet", new TextEncoder().encode("someone else's"));
+    const failure = await writeParquetFiles(store, batches(2), {
+      schema,
+      nextKey: () => "taken.parquet",
+    }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: "already_exists" });
+    expect(readFileSync(join(dir, "taken.parquet"), "utf8")).toBe("someone else's");
+    expect(filesUnder(dir)).toEqual(["taken.parquet"]);
+  });
+});
