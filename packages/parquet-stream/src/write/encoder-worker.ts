@@ -5,7 +5,9 @@
  * file and row-group boundaries: a file closes at the first row-group boundary at or beyond
  * `targetFileSize`, and no slice straddles a `maxRowGroupRows` boundary. Flow control: a slice is
  * acknowledged (`taken`) when it is handed to parquet-rs, and no further slice is handed over while more
- * than one output chunk waits for the main thread's `ack` (its bytes reached the sink).
+ * than one output chunk waits for the main thread's `ack` (its bytes reached the sink). With `writesInPlace`
+ * (native engine, local store) no chunk is sent: each file is written into the local file the main thread
+ * names for it (`target`), and its `fileDone` carries the file's size and footer.
  *
  * Besides IPC slices, a stream takes whole Parquet files to pass through (compaction, passthrough.ts): the
  * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),

@@ -6,7 +6,9 @@
  * One row group is encoded at a time; a file closes at
  * the first row-group boundary at or beyond `targetFileSize` and the next one starts; bytes stream to the
  * store as row groups complete (a file below the multipart threshold comes from the worker in one piece
- * once complete, and is stored with one put). Each finished file is described by its key, size, row count
+ * once complete, and is stored with one put; on a store with local targets and the native engine the worker
+ * writes the file into the store's local target itself, and the store puts it in place once it is complete).
+ * Each finished file is described by its key, size, row count
  * and parsed footer (read from the bytes just streamed, not from the store). Besides batches, the input may hold whole
  * Parquet files whose columns are exactly the schema (passthrough.ts): the worker decodes and writes them
  * without a JS decode.
