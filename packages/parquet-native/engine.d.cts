@@ -78,7 +78,7 @@ export declare function transformParquetStream(
   props: WriterProperties,
   options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
-/** The batches encoded into a new file at `path`, never handed to JavaScript: its size and footer. */
+/** The batches encoded into the existing (empty) file at `path`, never handed to JavaScript: its size and footer. */
 export declare function writeParquetFile(
   batches: AsyncIterable<NativeBatch>,
   props: WriterProperties,

@@ -136,11 +136,7 @@ export class LocalFileStore implements ObjectStore {
   ): Promise<PutResult> {
     const target = await this.localTarget(key, options);
     try {
-      const handle = await fs.open(
-        target.path,
-        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY,
-        0o644,
-      );
+      const handle = await fs.open(target.path, constants.O_WRONLY);
       try {
         for await (const chunk of asAsync(chunks)) {
           throwIfAborted(options.signal, this.root, key);
@@ -159,9 +155,10 @@ export class LocalFileStore implements ObjectStore {
   }
 
   /**
-   * A temp file's path in `key`'s folder (created if need be), for a writer in this process to create and
-   * write in place; `commit` links it to the key (`create`) or renames it over it (`overwrite`), as `put`
-   * does with the temp file it writes.
+   * A new, empty temp file in `key`'s folder (created if need be), created here and only here (so a writer
+   * that opens it after `discard` finds nothing, and never leaves a file behind), for a writer in this
+   * process to write in place; `commit` links it to the key (`create`) or renames it over it (`overwrite`),
+   * as `put` does with the temp file it writes.
    */
   async localTarget(key: string, options: SignalOptions = {}): Promise<LocalFileTarget> {
     const file = this.#path(key);
@@ -173,6 +170,11 @@ export class LocalFileStore implements ObjectStore {
       throw this.#mapError(error, key);
     }
     const temp = path.join(dir, `${LOCAL_TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    try {
+      await (await fs.open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644)).close();
+    } catch (error) {
+      throw this.#mapError(error, key);
+    }
     const discard = () => fs.rm(temp, { force: true }).catch(() => undefined);
     return {
       path: temp,

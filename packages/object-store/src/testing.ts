@@ -169,8 +169,8 @@ export function runObjectStoreContract(
       const key = `${fresh()}/deep/dir/written.bin`;
       const data = randomBytes(70_001);
       const target = await localTarget(key);
-      expect(existsSync(target.path)).toBe(false); // the writer creates it
-      writeFileSync(target.path, data, { flag: "wx" });
+      expect(readFileSync(target.path).length).toBe(0); // there, empty: the writer opens it, never creates it
+      writeFileSync(target.path, data, { flag: "r+" });
       await expect(store.head(key)).rejects.toMatchObject({ kind: "not_found" }); // nothing before commit
       await target.commit({ mode: "create" });
       expect(Buffer.from(await store.get(key)).equals(data)).toBe(true);
@@ -191,6 +191,9 @@ export function runObjectStoreContract(
       const dropped = await localTarget(droppedKey);
       writeFileSync(dropped.path, text("never"));
       await dropped.discard();
+      expect(existsSync(dropped.path)).toBe(false);
+      // A writer that comes to it after the discard fails: nothing is left behind.
+      expect(() => writeFileSync(dropped.path, text("late"), { flag: "r+" })).toThrow();
       expect(existsSync(dropped.path)).toBe(false);
       await expect(store.head(droppedKey)).rejects.toMatchObject({ kind: "not_found" });
       for (const bad of ["../escape", "/abs", "a//b", ""]) {

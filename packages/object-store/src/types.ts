@@ -132,9 +132,9 @@ export interface ObjectStore {
    */
   localPath?(key: string): string;
   /**
-   * Stores over a local directory give a place to write `key`'s object in place: a path this process creates
-   * and writes (a native encoder writing a whole file, say), then puts in place with `commit`, as `put` would
-   * with the same options, or removes with `discard`. Other stores, and wrappers that observe or alter
+   * Stores over a local directory give a place to write `key`'s object in place: a new empty file this
+   * process writes (a native encoder writing a whole file, say), then puts in place with `commit`, as `put`
+   * would with the same options, or removes with `discard`. Other stores, and wrappers that observe or alter
    * requests, do not have this method.
    */
   localTarget?(key: string, options?: SignalOptions): Promise<LocalFileTarget>;
@@ -142,7 +142,10 @@ export interface ObjectStore {
 
 /** Where `ObjectStore.localTarget` lets a writer put one object's bytes itself. */
 export interface LocalFileTarget {
-  /** The file to create (it does not exist; its folder does) and write. */
+  /**
+   * The file to write: it exists, empty, created for this target alone. A writer opens it without creating
+   * it, so a writer that opens it after `discard` fails instead of leaving a file behind.
+   */
   readonly path: string;
   /** Puts the complete file in place at the key, as `put` would with `options`; the path is gone after. */
   commit(options?: PutOptions): Promise<PutResult>;

@@ -1,12 +1,11 @@
 //! Arrow batches encoded into Parquet: writer properties from JavaScript, a file written batch by batch whose
-//! bytes are handed out as each row group is flushed (or written straight into a new local file), and a whole
-//! table written at once. The bytes returned are copied into JavaScript-owned buffers, so a worker can
-//! transfer them to another thread.
+//! bytes are handed out as each row group is flushed (or written straight into the store's local temp file),
+//! and a whole table written at once. The bytes returned are copied into JavaScript-owned buffers, so a
+//! worker can transfer them to another thread.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::FileExt;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -121,19 +120,21 @@ impl Write for Output {
 
 /// The Parquet footer of the complete file `file` of `size` bytes, with its 8-byte trailer (length and magic):
 /// what JavaScript parses the written file's metadata from.
-fn footer_of(file: &File, size: u64) -> Result<Vec<u8>> {
+fn footer_of(mut file: &File, size: u64) -> Result<Vec<u8>> {
     let io = |error: std::io::Error| Error::from_reason(format!("reading back the Parquet footer: {error}"));
     if size < 8 {
         return Err(Error::from_reason("the Parquet file written is shorter than its trailer"));
     }
     let mut trailer = [0u8; 8];
-    file.read_exact_at(&mut trailer, size - 8).map_err(io)?;
+    file.seek(SeekFrom::Start(size - 8)).map_err(io)?;
+    file.read_exact(&mut trailer).map_err(io)?;
     let length = u64::from(u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]));
     if length + 8 > size {
         return Err(Error::from_reason("the Parquet footer written is longer than its file"));
     }
     let mut footer = vec![0u8; (length + 8) as usize];
-    file.read_exact_at(&mut footer, size - 8 - length).map_err(io)?;
+    file.seek(SeekFrom::Start(size - 8 - length)).map_err(io)?;
+    file.read_exact(&mut footer).map_err(io)?;
     Ok(footer)
 }
 
@@ -142,8 +143,8 @@ fn footer_of(file: &File, size: u64) -> Result<Vec<u8>> {
 /// JavaScript); once it reaches that size, what it holds and every later row group go out as they flush.
 /// The output buffer is reused from one row group to the next (its pages stay mapped): in the recent 1M
 /// upsert the encoder worker took ~40,000 page faults a call, a fresh buffer grown for every row group and
-/// each small file joined again in JavaScript among them. A writer given a `path` writes the file there
-/// instead (created, never overwritten) and hands out no bytes but its footer: the pages go from parquet-rs's
+/// each small file joined again in JavaScript among them. A writer given a `path` (an existing empty file:
+/// the store's temp file for the object) writes the file there instead and hands out no bytes but its footer: the pages go from parquet-rs's
 /// column buffers to the file, not through a buffer of ours, a copy into JavaScript and another thread.
 #[napi]
 pub struct NativeFileWriter {
@@ -172,13 +173,15 @@ impl NativeFileWriter {
     ) -> Result<Self> {
         let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
         let output = match path {
+            // Opened, never created: the file is the store's new empty temp file, and once the store has
+            // discarded it (a failed or aborted write) this writer fails instead of leaving one behind.
             Some(path) => Output::File(
                 OpenOptions::new()
                     .read(true) // the footer is read back once written
                     .write(true)
-                    .create_new(true)
+                    .truncate(true)
                     .open(&path)
-                    .map_err(|error| Error::from_reason(format!("cannot create {path}: {error}")))?,
+                    .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
             ),
             // Reserved, not touched: only the pages written are ever mapped.
             None => Output::Memory(Vec::with_capacity(hold_below_bytes)),
