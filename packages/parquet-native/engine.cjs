@@ -141,10 +141,10 @@ async function* transformParquetStream(batches, props, options = {}) {
 
 /**
  * Encodes the batches `batches` yields into the Parquet file at `path`, which must exist (the store's new
- * empty temp file for it; a missing one is an error, never created), written there as row groups are flushed, never handed to JavaScript; `onWritten(bytes)` hears the
- * bytes written after each batch. Resolves once the file is complete and synced to disk, to its size and its
- * footer (with the 8-byte trailer). Each batch is freed once encoded. A failure is thrown, never swallowed;
- * the caller removes what was written.
+ * empty temp file for it; a missing one is an error, never created): written there as row groups are
+ * flushed, never handed to JavaScript. `onWritten(bytes)` hears the bytes written after each batch. Resolves
+ * once the file is complete and synced to disk, to its size and its footer (with the 8-byte trailer). Each
+ * batch is freed once encoded. A failure is thrown, never swallowed; the caller removes what was written.
  */
 async function writeParquetFile(batches, props, path, onWritten) {
   let writer;

@@ -134,6 +134,8 @@ export class LocalFileStore implements ObjectStore {
     chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     options: MultipartPutOptions = {},
   ): Promise<PutResult> {
+    this.#path(key); // an invalid key is refused first, as before
+    this.#putMode(key, options); // and an unsupported mode before anything is written
     const target = await this.localTarget(key, options);
     try {
       const handle = await fs.open(target.path, constants.O_WRONLY);
@@ -183,16 +185,20 @@ export class LocalFileStore implements ObjectStore {
     };
   }
 
+  /** The put's mode: `create` or `overwrite` (POSIX has no compare-and-swap for `ifMatch`). */
+  #putMode(key: string, options: PutOptions): "create" | "overwrite" {
+    const mode: PutMode = options.mode ?? "overwrite";
+    if (mode === "create" || mode === "overwrite") return mode;
+    throw new DeltaLiteError(
+      "not_implemented",
+      `conditional overwrite (ifMatch) is not supported by the local file store: ${joinDisplay(this.root, key)}`,
+    );
+  }
+
   /** Puts the complete temp file `temp` in place at `key` (`file`); the temp file is gone after. */
   async #adopt(key: string, file: string, temp: string, options: PutOptions): Promise<PutResult> {
-    const mode: PutMode = options.mode ?? "overwrite";
     try {
-      if (mode !== "create" && mode !== "overwrite") {
-        throw new DeltaLiteError(
-          "not_implemented",
-          `conditional overwrite (ifMatch) is not supported by the local file store: ${joinDisplay(this.root, key)}`,
-        );
-      }
+      const mode = this.#putMode(key, options);
       throwIfAborted(options.signal, this.root, key);
       if (mode === "create") {
         try {
