@@ -159,6 +159,7 @@ async function writeParquetFile(batches, props, path, onWritten) {
   }
   if (writer === undefined) throw new Error("no batch to write a Parquet file from");
   const footer = writer.finish();
+  await writer.syncToDisk(); // on the libuv pool: this thread serves its other streams meanwhile
   return { size: writer.bytesWritten, footer };
 }
 

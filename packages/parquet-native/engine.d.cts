@@ -78,7 +78,10 @@ export declare function transformParquetStream(
   props: WriterProperties,
   options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
-/** The batches encoded into the existing (empty) file at `path`, never handed to JavaScript: its size and footer. */
+/**
+ * The batches encoded into the existing (empty) file at `path`, never handed to JavaScript: its size and footer,
+ * once the file is synced to disk (on the libuv thread pool: the calling thread serves its other work meanwhile).
+ */
 export declare function writeParquetFile(
   batches: AsyncIterable<NativeBatch>,
   props: WriterProperties,

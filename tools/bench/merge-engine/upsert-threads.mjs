@@ -5,13 +5,23 @@
 // then, on Linux, the CPU each thread of the process spent during the call (/proc/self/task, in thread-id
 // order: the main thread, V8's platform workers, the libuv pool, then the encoder workers), and the call's
 // start and end on CLOCK_MONOTONIC in seconds (`monotonicSeconds`: the clock `perf record -k CLOCK_MONOTONIC`
-// stamps its samples with, so a profile of the whole process can be cut to the call). UPSERT_STATS=1 adds
-// the call's UpsertStats (`stats`).
+// stamps its samples with, so a profile of the whole process can be cut to the call), and the native addon's
+// heap high-water mark over the whole process (`nativeHeapPeakMB`: every thread's parquet-rs allocations,
+// counted by the addon's allocator; null when the addon is not loaded). UPSERT_STATS=1 adds the call's
+// UpsertStats (`stats`).
 //
 //   node upsert-threads.mjs <table-dir> <batch.parquet> '<json UpsertOptions>'
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { batchRunArgs, prepareBatchRun, timedCall } from "../lib/ours-child.mjs";
-import { MB } from "../lib/paths.mjs";
+import { MB, repo } from "../lib/paths.mjs";
+
+/** The addon's heap high-water mark in MB (the addon is loaded once per process), or null without it. */
+function nativeHeapPeakMB() {
+  const engine = createRequire(import.meta.url)(resolve(repo, "packages/parquet-native/engine.cjs"));
+  return engine.available ? Math.round(engine.wasmMemory().buffer.byteLength / MB) : null;
+}
 
 /** CPU ms per thread id of this process so far (empty where /proc is not there). */
 function threadCpuMs() {
@@ -75,6 +85,7 @@ console.log(
     threadsCpuMs: threadsMs,
     cpuMs: threadsMs.reduce((sum, ms) => sum + ms, 0),
     monotonicSeconds: [Number(callStartNs) / 1e9, Number(callEndNs) / 1e9],
+    nativeHeapPeakMB: nativeHeapPeakMB(),
     ...(process.env.UPSERT_STATS === "1" ? { stats: call.value } : {}),
   }),
 );
