@@ -40,6 +40,12 @@ export interface NativeBatch {
   slice(offset: number, length: number): NativeBatch;
   /** The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch. */
   keepRanges(starts: number[], ends: number[]): NativeBatch;
+  /**
+   * The columns of `fields` (top-level, fixed-width) to write PLAIN: those whose values are mostly distinct in
+   * `sampleRows` rows spread over this batch (at least `minValues` non-null, more than `maxShare` distinct):
+   * parquet-stream's dictionary policy (`plainColumns`), rule for rule.
+   */
+  plainColumns(fields: string[], sampleRows: number, maxShare: number, minValues: number): string[];
   withSchema(schema: NativeSchema): NativeBatch;
   free(): void;
 }

@@ -3,9 +3,9 @@
 
 use arrow_array::builder::BooleanBufferBuilder;
 use arrow_array::{BooleanArray, RecordBatch};
-use arrow_select::filter::filter_record_batch;
 use arrow_ipc::reader::StreamReader;
 use arrow_schema::SchemaRef;
+use arrow_select::filter::filter_record_batch;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -53,6 +53,21 @@ impl NativeBatch {
             return Err(Error::from_reason("slice past the batch's rows"));
         }
         Ok(NativeBatch { inner: Some(batch.slice(offset as usize, length as usize)) })
+    }
+
+    /// The columns of `names` (top-level, fixed-width) to write PLAIN: those whose values are mostly distinct
+    /// in `sampleRows` rows spread over this batch (at least `minValues` non-null, more than `maxShare` of them
+    /// distinct): dictionary_policy.rs, parquet-stream's dictionary policy natively.
+    #[napi]
+    pub fn plain_columns(
+        &self,
+        names: Vec<String>,
+        sample_rows: u32,
+        max_share: f64,
+        min_values: u32,
+    ) -> Result<Vec<String>> {
+        let batch = self.batch()?;
+        Ok(crate::dictionary_policy::plain_columns(batch, &names, f64::from(sample_rows), max_share, min_values))
     }
 
     /// The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch: a file passed

@@ -11,8 +11,11 @@
  * replaced and deleted rows to leave out: parquet-rs decodes it a batch at a time and writes the slices
  * between those rows. The first file a partition's writer takes also carries a decoded sample of its first
  * rows (the columns the writer's dictionary policy judges), so the policy judges it as it judges a decoded
- * first batch. Fetched bytes' admission is given back once the worker has decoded the file's last row group,
- * so the bytes are held as the compaction's passed-through files are. Any other such file is decoded in JS
+ * first batch. On the native engine it carries none: the worker decodes the same rows natively and judges
+ * them by the same rule in Rust (`judgeInWorker`), so no JavaScript decodes them (recent 1M, 8 interleaved
+ * pairs: 561 -> 530 ms, CPU 860 -> 760 ms; BENCHMARKS.md, session 20). Fetched bytes' admission is given back
+ * once the worker has decoded the file's last row group, so the bytes are held as the compaction's
+ * passed-through files are. Any other such file is decoded in JS
  * (from the fetched bytes, under the same admission). The limit is `DELTALITE_UPSERT_PASSTHROUGH_MAX_BYTES`
  * (0: never), else 64 MiB, and never above the call's fetch budget. The whole files a call holds for passing
  * through are bounded together by PASSTHROUGH_HELD_BYTES as well (a larger file is held alone).
@@ -37,6 +40,7 @@ import {
   type ParquetPassthrough,
   type ParquetReader,
   type PassthroughSource,
+  parquetEngineName,
   parquetFooterOfBytes,
   passthroughFits,
   passthroughOf,
@@ -138,14 +142,20 @@ export async function readWholeHitFile(
     // The reader borrows the bytes: their admission goes on with the unit.
     const borrowed = { bytes: whole.bytes, release: () => undefined };
     const reader = await openLiveFileOver(input.store, file, input.read, borrowed, metadata);
-    const { skipRows, sample } = await rowsLeftOut(reader, file, passThrough, keys, input).finally(() =>
-      reader.close(),
-    );
+    const { skipRows, sample, judgeInWorker } = await rowsLeftOut(
+      reader,
+      file,
+      passThrough,
+      keys,
+      input,
+    ).finally(() => reader.close());
     const release = () => {
       whole.release();
       held?.release();
     };
-    return { unit: passthroughOf({ bytes: whole.bytes }, metadata, release, skipRows, sample) };
+    return {
+      unit: passthroughOf({ bytes: whole.bytes }, metadata, release, skipRows, sample, judgeInWorker),
+    };
   } catch (error) {
     whole.release();
     held?.release();
@@ -169,19 +179,24 @@ async function passedThroughInPlace(
   const reader = await openLiveFile(input.store, file, input.read, footer);
   try {
     if (!passthroughFits(reader.metadata, input.dataSchema, file.path)) return { reader };
-    const { skipRows, sample } = await rowsLeftOut(reader, file, passThrough, keys, input);
+    const { skipRows, sample, judgeInWorker } = await rowsLeftOut(reader, file, passThrough, keys, input);
     reader.close();
-    return { unit: passthroughOf(source, reader.metadata, () => undefined, skipRows, sample) };
+    return { unit: passthroughOf(source, reader.metadata, () => undefined, skipRows, sample, judgeInWorker) };
   } catch (error) {
     reader.close();
     throw error;
   }
 }
 
+/** The rows of the batches `policySample` reads (a whole row group when the read has no batch size). */
+function sampleBatchRows(reader: ParquetReader, input: PassthroughInput): number {
+  return input.read.batchRows ?? Math.max(1, ...reader.metadata.row_groups.map((g) => Number(g.num_rows)));
+}
+
 /**
  * The rows a passed-through file leaves out (the probe's handed keys matched when they cover all of its
  * rows, else its key columns read through `reader`) and, when its unit must carry one, the dictionary
- * policy's sample of the rows it keeps.
+ * policy's sample of the rows it keeps, or on the native engine word that the worker judges it instead.
  */
 async function rowsLeftOut(
   reader: ParquetReader,
@@ -189,14 +204,25 @@ async function rowsLeftOut(
   passThrough: PassThrough,
   keys: HitFileKeys,
   input: PassthroughInput,
-): Promise<{ skipRows: Int32Array; sample: RecordBatch | undefined }> {
+): Promise<{
+  skipRows: Int32Array;
+  sample: RecordBatch | undefined;
+  judgeInWorker: { batchRows: number } | undefined;
+}> {
   const skipRows =
     keys.handed && handedRowCount(keys.handed) === Number(reader.metadata.num_rows)
       ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
       : await rowsToSkip(reader, file, keys, input);
+  // The native engine's worker judges the policy on the file's first decoded batch itself: no JS decode.
+  const judgeInWorker =
+    passThrough === "with-sample" && parquetEngineName() === "native"
+      ? { batchRows: sampleBatchRows(reader, input) }
+      : undefined;
   const sample =
-    passThrough === "with-sample" ? await policySample(reader, file, skipRows, input) : undefined;
-  return { skipRows, sample };
+    passThrough === "with-sample" && judgeInWorker === undefined
+      ? await policySample(reader, file, skipRows, input)
+      : undefined;
+  return { skipRows, sample, judgeInWorker };
 }
 
 /**

@@ -186,7 +186,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             : undefined;
         if (whole && "unit" in whole) {
           counts.filesPassedThrough++;
-          if (whole.unit.sample) judged = true;
+          if (whole.unit.sample || whole.unit.judgeInWorker) judged = true;
           yield* handOverPassthrough(whole.unit);
           continue;
         }

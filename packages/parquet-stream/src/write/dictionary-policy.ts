@@ -9,7 +9,9 @@
  * keep parquet-rs's default (their PLAIN pages read slower in pyarrow than the dictionary-then-fallback
  * pages, measured), as do booleans and nested columns. Values and statistics are the same either way; only
  * the page encoding differs. A stream whose first input is a passed-through file is judged on the decoded
- * sample the unit carries (`judgedFields` names the columns it must hold).
+ * sample the unit carries (`judgedFields` names the columns it must hold), or, on the native engine, by the
+ * encoder worker on the first batch it decodes from the file (`judgeInWorker`; parquet-native's
+ * `plainColumns`, this rule in Rust).
  */
 import { type Data, type DataType, type Field, type RecordBatch, type Schema, Type } from "apache-arrow";
 import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
@@ -19,7 +21,7 @@ export const DICTIONARY_SAMPLE_ROWS = 256;
 /** A column whose sampled non-null values are more than this share distinct is written PLAIN. */
 export const MAX_DICTIONARY_DISTINCT_SHARE = 0.5;
 /** Below this many sampled non-null values a column keeps the default (too few to judge). */
-const MIN_SAMPLED_VALUES = 32;
+export const MIN_SAMPLED_VALUES = 32;
 
 /** FNV-1a over a value's bytes: equal values give equal keys (a rare collision only keeps the default). */
 function bytesKey(bytes: Uint8Array, start: number, end: number): number {
@@ -50,14 +52,22 @@ export function judgedFields(schema: Schema): Field[] {
   return schema.fields.filter((field) => isJudged(field.type));
 }
 
-/** Row i's value is bytes [i·width, (i+1)·width) (undefined: the column is not judged). */
+/**
+ * Row i's value is bytes [i·width, (i+1)·width) (undefined: the column is not judged). The width is the
+ * type's (the values array's element size times its stride), not the buffer's length over the rows: a
+ * builder's buffer is padded past its last value, and an Int8 column of 4,000 built values was never judged.
+ */
 function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | undefined {
   if (!isJudged(data.type)) return undefined;
-  // Fixed-width values are sliced to the Data's rows.
-  const view = data.values as unknown as ArrayBufferView;
-  const width = view.byteLength / data.length;
+  // Fixed-width values are sliced to the Data's rows: they start at its first row.
+  const view = data.values as unknown as {
+    buffer: ArrayBufferLike;
+    byteOffset: number;
+    BYTES_PER_ELEMENT: number;
+  };
+  const width = view.BYTES_PER_ELEMENT * data.stride;
   if (!Number.isInteger(width) || width === 0) return undefined;
-  return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength), width };
+  return { bytes: new Uint8Array(view.buffer, view.byteOffset, data.length * width), width };
 }
 
 function isValid(data: Data, i: number): boolean {
@@ -99,6 +109,7 @@ export function plainColumns(batch: RecordBatch): string[] {
 export class DictionaryPolicy {
   #plain: readonly string[];
   #fixed: boolean;
+  #inWorker: { batchRows: number } | undefined;
 
   constructor(fixed?: readonly string[]) {
     this.#plain = fixed ?? [];
@@ -110,12 +121,24 @@ export class DictionaryPolicy {
     return this.#plain;
   }
 
+  /**
+   * Set when the first input was a passed-through file the encoder worker judges itself (`judgeInWorker`):
+   * `plainColumns` is then empty here, and the worker's judgement holds.
+   */
+  get judgedInWorker(): { batchRows: number } | undefined {
+    return this.#inWorker;
+  }
+
   async *observe<T extends RecordBatch | ParquetPassthrough>(
     batches: AsyncIterable<T> | Iterable<T>,
   ): AsyncGenerator<T> {
     let judged = this.#fixed;
     for await (const batch of batches) {
       const input: RecordBatch | ParquetPassthrough = batch;
+      if (!judged && isPassthrough(input) && input.judgeInWorker && input.sample === undefined) {
+        this.#inWorker = { batchRows: input.judgeInWorker.batchRows };
+        judged = true;
+      }
       const rows = judged ? undefined : isPassthrough(input) ? input.sample : input;
       if (rows && rows.numRows > 0) {
         this.#plain = plainColumns(rows);

@@ -33,6 +33,10 @@ import type { PassthroughSource } from "./passthrough-unit.js";
 type WasmBatch = ParquetWasm.RecordBatch;
 /** A native engine's batch: the rows of several ranges copied into one batch (parquet-wasm's have no such method). */
 type KeepsRanges = { keepRanges?: (starts: number[], ends: number[]) => WasmBatch };
+/** A native batch judges the dictionary policy itself (`EncoderSettings.judge`). */
+type JudgesPolicy = {
+  plainColumns?: (fields: string[], sampleRows: number, maxShare: number, minValues: number) => string[];
+};
 /** A passed-through file's rows decoded a batch at a time (the native engine's `readParquetBatches`). */
 type Batches = { nextTable(): ParquetWasm.Table | null; free(): void; readonly released: boolean };
 
@@ -46,6 +50,22 @@ export interface EncoderSettings {
   keyValueMetadata: Record<string, string>;
   /** Columns written without a dictionary (dictionary-policy.ts). */
   plainColumns: readonly string[];
+  /**
+   * Set instead of judging `plainColumns` on the main thread (the stream's first input is a passed-through
+   * file, `judgeInWorker`): the worker judges `fields` by the dictionary policy's rule (parquet-native's
+   * `plainColumns`) on the rows the main thread's sample would have held — the first batch of `batchRows`
+   * rows (cut within each row group, as the JS reader cuts them) that keeps a row, less the rows it skips —
+   * decoded here natively, and writes every file of the stream by that judgement.
+   */
+  judge?:
+    | {
+        fields: readonly string[];
+        batchRows: number;
+        sampleRows: number;
+        maxShare: number;
+        minValues: number;
+      }
+    | undefined;
   /**
    * A file whose bytes stay below this is sent as one chunk once complete (joined here, off the main
    * thread, which then stores it without a copy); from this size on its chunks stream as they are flushed.
@@ -123,7 +143,7 @@ function encoderWorkerMain(wasmEntry: string): void {
   /** Output chunks of a stream posted and not yet stored by the main thread, above which input waits. */
   const MAX_UNACKED_CHUNKS = 1;
 
-  function properties(settings: EncoderSettings) {
+  function properties(settings: EncoderSettings, plainColumns: readonly string[]) {
     let builder = new wasm.WriterPropertiesBuilder()
       .setWriterVersion(wasm.WriterVersion.V1)
       .setCompression(codecs[settings.codec])
@@ -133,7 +153,7 @@ function encoderWorkerMain(wasmEntry: string): void {
       .setCreatedBy(settings.createdBy);
     const entries = Object.entries(settings.keyValueMetadata);
     if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
-    for (const column of settings.plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
+    for (const column of plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
     return builder.build();
   }
 
@@ -191,6 +211,26 @@ function encoderWorkerMain(wasmEntry: string): void {
     return ranges;
   }
 
+  /** The rows of `batch` in `ranges` as one batch: the batch itself when it keeps them all, else a copy. */
+  function keptRows(batch: WasmBatch, ranges: [number, number][]): WasmBatch {
+    const [first] = ranges;
+    if (ranges.length === 1 && first?.[0] === 0 && first[1] === batch.numRows) return batch;
+    try {
+      const keepRanges = (batch as KeepsRanges).keepRanges;
+      if (ranges.length === 1 || keepRanges === undefined) {
+        const [start, end] = first as [number, number];
+        return batch.slice(start, end - start);
+      }
+      return keepRanges.call(
+        batch,
+        ranges.map(([start]) => start),
+        ranges.map(([, end]) => end),
+      );
+    } finally {
+      batch.free();
+    }
+  }
+
   /**
    * The chunks' bytes in one buffer (the one chunk itself when there is only one); the chunks are freed at
    * once (`drop`), so a joined file does not hold its size twice until the worker's next collection.
@@ -216,6 +256,8 @@ function encoderWorkerMain(wasmEntry: string): void {
     unacked = 0;
     /** Paths the main thread named for the next files (`writesInPlace`). */
     readonly targets: string[] = [];
+    /** The columns this stream writes PLAIN, once judged here (`EncoderSettings.judge`). */
+    plainColumns: readonly string[] | undefined;
     #waiters: (() => void)[] = [];
     /**
      * A table without rows of the stream's schema: passed-through files' batches are relabelled with a fresh
@@ -380,7 +422,69 @@ function encoderWorkerMain(wasmEntry: string): void {
     });
   }
 
+  /** Opens a passed-through file's batch stream on the native engine (undefined on parquet-wasm). */
+  function openBatches(source: PassthroughSource, options: { rowGroups: number[]; batchSize: number }) {
+    return "bytes" in source
+      ? wasm.readParquetBatches?.(source.bytes, options)
+      : wasm.readParquetFileBatches?.(source.path, source.size, options);
+  }
+
+  /**
+   * The policy's sample of a passed-through file, decoded here: its first batch of `batchRows` rows (cut
+   * within each row group) that keeps a row, less the rows it skips; undefined when it keeps none.
+   */
+  function fileSample(input: FileInput, batchRows: number): WasmBatch | undefined {
+    const walk: FileInput = { ...input, row: 0, skipAt: 0, batches: undefined };
+    for (const rowGroup of input.rowGroups) {
+      const batches = openBatches(input.source, { rowGroups: [rowGroup], batchSize: batchRows });
+      if (batches === undefined) return undefined;
+      try {
+        for (let table = batches.nextTable(); table; table = batches.nextTable()) {
+          try {
+            for (const batch of table.recordBatches()) {
+              const ranges = keptRanges(walk, batch.numRows);
+              if (ranges.length === 0) {
+                batch.free();
+                continue;
+              }
+              return keptRows(batch, ranges);
+            }
+          } finally {
+            table.free();
+          }
+        }
+      } finally {
+        batches.free();
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The stream's plain columns: the main thread's, or (`settings.judge`) judged here once, on the sample of
+   * the stream's first input, a passed-through file (`fileSample`).
+   */
+  function plainColumnsOf(stream: Stream, settings: EncoderSettings): readonly string[] {
+    const judge = settings.judge;
+    if (judge === undefined) return settings.plainColumns;
+    if (stream.plainColumns === undefined) {
+      const input = stream.queue[0];
+      const sample = input?.kind === "file" ? fileSample(input, judge.batchRows) : undefined;
+      const judged = (sample as JudgesPolicy | undefined)?.plainColumns;
+      try {
+        stream.plainColumns =
+          sample && judged
+            ? judged.call(sample, [...judge.fields], judge.sampleRows, judge.maxShare, judge.minValues)
+            : settings.plainColumns;
+      } finally {
+        sample?.free();
+      }
+    }
+    return stream.plainColumns;
+  }
+
   async function encodeFile(stream: Stream, settings: EncoderSettings): Promise<void> {
+    const plainColumns = plainColumnsOf(stream, settings);
     let numRows = 0;
     let bytes = 0;
     // Kept to be thrown after the output ends: an input failure must fail the file even where the engine
@@ -419,7 +523,7 @@ function encoderWorkerMain(wasmEntry: string): void {
       if (writeFile === undefined) throw new Error("this Parquet engine cannot write a file in place");
       await stream.until(() => stream.targets.length > 0);
       const path = stream.targets.shift() as string;
-      const written = await writeFile(fileBatches(), properties(settings), path, (total) => {
+      const written = await writeFile(fileBatches(), properties(settings, plainColumns), path, (total) => {
         bytes = total;
       });
       if (inputFailure !== undefined) throw inputFailure;
@@ -434,7 +538,7 @@ function encoderWorkerMain(wasmEntry: string): void {
       // The native engine takes the batches as they are; parquet-wasm wants a ReadableStream, whose pull
       // machinery is JavaScript the worker would otherwise run and compile for every batch.
       (native ? fileBatches() : readableOf(fileBatches())) as ReadableStream,
-      properties(settings),
+      properties(settings, plainColumns),
       // The native engine holds a small file itself and yields it whole, so `held` below has one chunk. It
       // holds no further than the target size: the size check above sees only the bytes handed out.
       { holdBelowBytes: Math.min(settings.joinBelowBytes, settings.targetFileSize) },
@@ -488,7 +592,10 @@ function encoderWorkerMain(wasmEntry: string): void {
   function encodeWhole(id: number, ipc: Uint8Array, settings: EncoderSettings): void {
     try {
       // writeParquet takes ownership of the table (and frees it).
-      const bytes = wasm.writeParquet(wasm.Table.fromIPCStream(ipc), properties(settings));
+      const bytes = wasm.writeParquet(
+        wasm.Table.fromIPCStream(ipc),
+        properties(settings, settings.plainColumns),
+      );
       parentPort.postMessage({ id, type: "whole", bytes }, [bytes.buffer as ArrayBuffer]);
     } catch (error) {
       parentPort.postMessage({

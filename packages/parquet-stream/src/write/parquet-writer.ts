@@ -26,7 +26,13 @@ import {
 } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
 import { parquetEngineName } from "../engine.js";
-import { DictionaryPolicy } from "./dictionary-policy.js";
+import {
+  DICTIONARY_SAMPLE_ROWS,
+  DictionaryPolicy,
+  judgedFields,
+  MAX_DICTIONARY_DISTINCT_SHARE,
+  MIN_SAMPLED_VALUES,
+} from "./dictionary-policy.js";
 import { EncoderSession, encoderFor, encodeWhole } from "./encoder-pool.js";
 import type { EncoderSettings } from "./encoder-worker.js";
 import { ObjectSink } from "./object-sink.js";
@@ -59,18 +65,29 @@ export const FOOTER_PARSERS: Partial<ParquetParsers> = {
 
 function encoderSettings(
   options: ResolvedWriteOptions,
-  plainColumns: readonly string[],
+  dictionary: DictionaryPolicy,
   writesInPlace = false,
 ): EncoderSettings {
+  const inWorker = dictionary.judgedInWorker;
+  const judge = inWorker
+    ? {
+        fields: judgedFields(options.schema).map((field) => field.name),
+        batchRows: inWorker.batchRows,
+        sampleRows: DICTIONARY_SAMPLE_ROWS,
+        maxShare: MAX_DICTIONARY_DISTINCT_SHARE,
+        minValues: MIN_SAMPLED_VALUES,
+      }
+    : undefined;
   return {
     writesInPlace,
+    judge,
     codec: options.codec,
     maxRowGroupRows: options.maxRowGroupRows,
     maxRowGroupBytes: options.maxRowGroupBytes,
     targetFileSize: options.targetFileSize,
     createdBy: options.createdBy,
     keyValueMetadata: options.keyValueMetadata,
-    plainColumns,
+    plainColumns: dictionary.plainColumns,
     joinBelowBytes: options.multipartThresholdBytes,
   };
 }
@@ -252,7 +269,7 @@ export async function* parquetFileStream(
   const feeding = feed(
     session,
     slices,
-    () => encoderSettings(resolved, dictionary.plainColumns, inPlace),
+    () => encoderSettings(resolved, dictionary, inPlace),
     resolved.schema,
   );
   let current: OpenFile | undefined;
@@ -340,7 +357,10 @@ export async function writeEmptyParquetFile(
 ): Promise<WrittenFile> {
   const resolved = resolveWriteOptions(options);
   const key = resolved.nextKey();
-  const bytes = await encodeWhole(emptyIpc(resolved.schema), encoderSettings(resolved, []));
+  const bytes = await encodeWhole(
+    emptyIpc(resolved.schema),
+    encoderSettings(resolved, new DictionaryPolicy([])),
+  );
   await store.put(key, bytes, { mode: "create", signal: resolved.signal });
   const metadata = await parseFooter(store, key, bytes.byteLength, bytes, resolved.signal);
   return { key, size: bytes.byteLength, numRows: 0, metadata };

@@ -38,6 +38,12 @@ export interface ParquetPassthrough {
    * parquet-rs's dictionary defaults.
    */
   readonly sample?: RecordBatch | undefined;
+  /**
+   * No sample: the encoder worker decodes the sample itself, natively, and judges the dictionary policy on it
+   * (`EncoderSettings.judge`), when the unit is its stream's first input: the rows a sample read here in
+   * batches of `batchRows` would hold. Native engine only (parquet-wasm's batches cannot be judged there).
+   */
+  readonly judgeInWorker?: { readonly batchRows: number } | undefined;
   /** Gives back what holding the source was admitted under; called once the worker has decoded it. */
   readonly release: () => void;
 }

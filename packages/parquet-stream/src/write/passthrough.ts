@@ -160,6 +160,7 @@ export function passthroughOf(
   release: () => void,
   skipRows?: Int32Array,
   sample?: RecordBatch,
+  judgeInWorker?: { batchRows: number },
 ): ParquetPassthrough {
   const own = "bytes" in source ? { bytes: ownBuffer(source.bytes) } : source;
   const whole = footerDecodedSize(metadata);
@@ -176,6 +177,7 @@ export function passthroughOf(
     decodedBytes,
     skipRows: skipped === 0 ? undefined : skipRows,
     sample,
+    judgeInWorker,
     release: () => {
       if (released) return;
       released = true;
