@@ -211,7 +211,10 @@ function encoderWorkerMain(wasmEntry: string): void {
     return ranges;
   }
 
-  /** The rows of `batch` in `ranges` as one batch: the batch itself when it keeps them all, else a copy. */
+  /**
+   * The rows of `batch` in `ranges` (at least one) as one batch: the batch itself when it keeps them all, a
+   * slice for one range, else (native engine) a copy of the ranges; `batch` is freed when not returned.
+   */
   function keptRows(batch: WasmBatch, ranges: [number, number][]): WasmBatch {
     const [first] = ranges;
     if (ranges.length === 1 && first?.[0] === 0 && first[1] === batch.numRows) return batch;
@@ -390,17 +393,12 @@ function encoderWorkerMain(wasmEntry: string): void {
      */
     #keep(batch: WasmBatch, file: FileInput | undefined): void {
       const ranges: [number, number][] = file ? keptRanges(file, batch.numRows) : [[0, batch.numRows]];
-      if (ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0][1] === batch.numRows) {
-        this.carry.push(batch);
+      if (ranges.length === 1 || (ranges.length > 1 && (batch as KeepsRanges).keepRanges !== undefined)) {
+        this.carry.push(keptRows(batch, ranges));
         return;
       }
       try {
-        const keepRanges = (batch as KeepsRanges).keepRanges;
-        if (ranges.length > 1 && keepRanges !== undefined) {
-          const starts = ranges.map(([start]) => start);
-          const ends = ranges.map(([, end]) => end);
-          this.carry.push(keepRanges.call(batch, starts, ends));
-        } else for (const [start, end] of ranges) this.carry.push(batch.slice(start, end - start));
+        for (const [start, end] of ranges) this.carry.push(batch.slice(start, end - start));
       } finally {
         batch.free();
       }
