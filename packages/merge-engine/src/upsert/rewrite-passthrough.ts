@@ -213,7 +213,7 @@ async function rowsLeftOut(
     keys.handed && handedRowCount(keys.handed) === Number(reader.metadata.num_rows)
       ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
       : await rowsToSkip(reader, file, keys, input);
-  // The native engine's worker judges the policy on the file's first decoded batch itself: no JS decode.
+  // On the native engine the worker decodes the sample's rows itself and judges them there: no JS decode.
   const judgeInWorker =
     passThrough === "with-sample" && parquetEngineName() === "native"
       ? { batchRows: sampleBatchRows(reader, input) }

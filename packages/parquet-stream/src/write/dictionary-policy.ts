@@ -10,7 +10,7 @@
  * pages, measured), as do booleans and nested columns. Values and statistics are the same either way; only
  * the page encoding differs. A stream whose first input is a passed-through file is judged on the decoded
  * sample the unit carries (`judgedFields` names the columns it must hold), or, on the native engine, by the
- * encoder worker on the first batch it decodes from the file (`judgeInWorker`; parquet-native's
+ * encoder worker on the same rows, which it decodes from the file itself (`judgeInWorker`; parquet-native's
  * `plainColumns`, this rule in Rust).
  */
 import { type Data, type DataType, type Field, type RecordBatch, type Schema, Type } from "apache-arrow";
@@ -136,7 +136,7 @@ export class DictionaryPolicy {
     for await (const batch of batches) {
       const input: RecordBatch | ParquetPassthrough = batch;
       if (!judged && isPassthrough(input) && input.judgeInWorker && input.sample === undefined) {
-        this.#inWorker = { batchRows: input.judgeInWorker.batchRows };
+        this.#inWorker = input.judgeInWorker;
         judged = true;
       }
       const rows = judged ? undefined : isPassthrough(input) ? input.sample : input;

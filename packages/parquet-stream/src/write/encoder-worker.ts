@@ -315,12 +315,8 @@ function encoderWorkerMain(wasmEntry: string): void {
      * engine has released them (else they are left to the collector).
      */
     #takeStreamed(input: FileInput): void {
-      const options = { rowGroups: input.rowGroups, batchSize: input.batchRows };
       const source = input.source;
-      input.batches ??=
-        "bytes" in source
-          ? wasm.readParquetBatches?.(source.bytes, options)
-          : wasm.readParquetFileBatches?.(source.path, source.size, options);
+      input.batches ??= openBatches(source, { rowGroups: input.rowGroups, batchSize: input.batchRows });
       // Never take a file as read without reading it: its rows would be missing from a file that looks whole.
       if (input.batches === undefined)
         throw new Error("this Parquet engine cannot read the passed-through file");
