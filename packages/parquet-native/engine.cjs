@@ -9,6 +9,7 @@
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
  * reader: the values of a column chunk it fetched, hashed off its thread; `fileColumnLayout` and
  * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
+ * `directFilesOpened` counts the files `writeParquetFile` wrote around the page cache (Linux O_DIRECT).
  */
 "use strict";
 const { join } = require("node:path");
@@ -197,6 +198,11 @@ function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withVa
   return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues);
 }
 
+/** How many files written in place this process wrote around the page cache (tests: whether direct I/O ran). */
+function directFilesOpened() {
+  return native().directFilesOpened();
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -220,3 +226,4 @@ exports.hashColumnValues = hashColumnValues;
 exports.fileColumnLayout = fileColumnLayout;
 exports.hashFileColumnValues = hashFileColumnValues;
 exports.wasmMemory = wasmMemory;
+exports.directFilesOpened = directFilesOpened;

@@ -96,6 +96,8 @@ export declare function writeParquetFile(
 ): Promise<{ size: number; footer: Uint8Array }>;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
+/** How many files `writeParquetFile` wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
+export declare function directFilesOpened(): number;
 /**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row
  * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its

@@ -8,6 +8,7 @@
 mod alloc;
 mod batch;
 mod dictionary_policy;
+mod direct_file;
 mod read;
 mod value_hashes;
 mod write;

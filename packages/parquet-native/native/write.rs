@@ -1,6 +1,7 @@
 //! Arrow batches encoded into Parquet: writer properties from JavaScript, a file written batch by batch whose
 //! bytes are handed out as each row group is flushed (or written straight into the store's local temp file,
-//! its writeback started at each row group and its fsync run on the libuv thread pool),
+//! around the page cache where the filesystem allows (`direct_file.rs`), else through it with its writeback
+//! started at each row group; its fsync run on the libuv thread pool),
 //! and a whole table written at once. The bytes returned are copied into JavaScript-owned buffers, so a
 //! worker can transfer them to another thread.
 
@@ -17,6 +18,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersi
 use parquet::schema::types::ColumnPath;
 
 use crate::batch::{failure, NativeBatch, NativeSchema, NativeTable};
+use crate::direct_file::DirectFile;
 
 /// The writer properties the encoder sets (the rest stay at parquet-rs's defaults, as with parquet-wasm).
 #[napi(object)]
@@ -90,10 +92,12 @@ fn to_js<'env>(env: &'env Env, bytes: &[u8]) -> Result<Uint8ArraySlice<'env>> {
     Uint8ArraySlice::copy_from(env, bytes)
 }
 
-/// Where a file's bytes go: a buffer handed out to JavaScript, or a new local file written in place.
+/// Where a file's bytes go: a buffer handed out to JavaScript, or a new local file written in place (around
+/// the page cache where the filesystem allows, else through it).
 enum Output {
     Memory(Vec<u8>),
     File(File),
+    Direct(DirectFile),
 }
 
 impl Write for Output {
@@ -101,6 +105,7 @@ impl Write for Output {
         match self {
             Output::Memory(buffer) => buffer.write(bytes),
             Output::File(file) => file.write(bytes),
+            Output::Direct(file) => file.write(bytes),
         }
     }
 
@@ -108,6 +113,7 @@ impl Write for Output {
         match self {
             Output::Memory(buffer) => buffer.write_all(bytes),
             Output::File(file) => file.write_all(bytes),
+            Output::Direct(file) => file.write_all(bytes),
         }
     }
 
@@ -115,6 +121,7 @@ impl Write for Output {
         match self {
             Output::Memory(_) => Ok(()),
             Output::File(file) => file.flush(),
+            Output::Direct(file) => file.flush(),
         }
     }
 }
@@ -161,8 +168,9 @@ fn footer_of(mut file: &File, size: u64) -> Result<Vec<u8>> {
 /// The output buffer is reused from one row group to the next (its pages stay mapped): in the recent 1M
 /// upsert the encoder worker took ~40,000 page faults a call, a fresh buffer grown for every row group and
 /// each small file joined again in JavaScript among them. A writer given a `path` (an existing empty file:
-/// the store's temp file for the object) writes the file there instead and hands out no bytes but its footer: the pages go from parquet-rs's
-/// column buffers to the file, not through a buffer of ours, a copy into JavaScript and another thread.
+/// the store's temp file for the object) writes the file there instead and hands out no bytes but its footer:
+/// the pages go from parquet-rs's column buffers to the file (through `DirectFile`'s staging buffers where
+/// direct I/O is available), not through a copy into JavaScript and another thread.
 #[napi]
 pub struct NativeFileWriter {
     writer: Option<ArrowWriter<Output>>,
@@ -192,16 +200,19 @@ impl NativeFileWriter {
     ) -> Result<Self> {
         let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
         let output = match path {
-            // Opened, never created: the file is the store's new empty temp file, and once the store has
-            // discarded it (a failed or aborted write) this writer fails instead of leaving one behind.
-            Some(path) => Output::File(
-                OpenOptions::new()
-                    .read(true) // the footer is read back once written
-                    .write(true)
-                    .truncate(true)
-                    .open(&path)
-                    .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
-            ),
+            Some(path) => match DirectFile::open(&path) {
+                Some(direct) => Output::Direct(direct),
+                // Opened, never created: the file is the store's new empty temp file, and once the store has
+                // discarded it (a failed or aborted write) this writer fails instead of leaving one behind.
+                None => Output::File(
+                    OpenOptions::new()
+                        .read(true) // the footer is read back once written
+                        .write(true)
+                        .truncate(true)
+                        .open(&path)
+                        .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
+                ),
+            },
             // Reserved, not touched: only the pages written are ever mapped.
             None => Output::Memory(Vec::with_capacity(hold_below_bytes)),
         };
@@ -235,6 +246,7 @@ impl NativeFileWriter {
                 start_writeback(file);
                 return Ok(None);
             }
+            Output::Direct(_) => return Ok(None),
         };
         let bytes = to_js(env, output)?;
         output.clear(); // keeps its capacity, and with it its mapped pages, for the next row group
@@ -262,7 +274,14 @@ impl NativeFileWriter {
                 self.finished_bytes = Some(bytes.len() as u64);
                 to_js(env, &bytes)
             }
-            Output::File(file) => {
+            output @ (Output::File(_) | Output::Direct(_)) => {
+                let file = match output {
+                    Output::Direct(direct) => direct
+                        .finish()
+                        .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?,
+                    Output::File(file) => file,
+                    Output::Memory(_) => unreachable!(),
+                };
                 let stat =
                     |error: std::io::Error| Error::from_reason(format!("reading the Parquet file's size: {error}"));
                 let size = file.metadata().map_err(stat)?.len();

@@ -2,9 +2,12 @@
  * On a local store and the native engine the encoder worker writes each file straight into the store's local
  * target (parquet-native `writeParquetFile`), and the store links it into place: the files are byte for byte
  * those the chunked path stores through the sink, nothing is left behind when a write fails or is aborted,
- * and an existing key is never overwritten. On parquet-wasm the same writes take the sink path.
+ * and an existing key is never overwritten. Where the filesystem allows, the native engine writes around the
+ * page cache (O_DIRECT, in aligned chunks and a cached tail): the same bytes again. On parquet-wasm the same
+ * writes take the sink path.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -15,7 +18,7 @@ import {
 } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
 import { afterEach, describe, expect, it } from "vitest";
-import { parquetEngineName } from "../src/engine.js";
+import { parquetEngineEntry, parquetEngineName } from "../src/engine.js";
 import { parquetFileStream, readParquetObjects, type WrittenFile, writeParquetFiles } from "../src/index.js";
 import { endEncoderWorker } from "../src/write/encoder-pool.js";
 import { sequenceTable } from "./write-helpers.js";
@@ -36,12 +39,32 @@ class CountingLocalStore extends LocalFileStore {
   }
 }
 
-/** `count` batches of 5,000 rows; the worker is ended before batch `crashAt` (never when negative). */
-async function* batches(count: number, crashAt = -1): AsyncGenerator<RecordBatch> {
+/** `count` batches of 5,000 rows (payloads `width` long); the worker is ended before batch `crashAt` (never when negative). */
+async function* batches(count: number, crashAt = -1, width = 12): AsyncGenerator<RecordBatch> {
   for (let b = 0; b < count; b++) {
     if (b === crashAt) await endEncoderWorker();
-    yield sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch;
+    yield sequenceTable(b * 5000, 5000, width).batches[0] as RecordBatch;
   }
+}
+
+/** Whether `dir`'s filesystem opens files for direct I/O (Linux O_DIRECT). */
+function acceptsDirectIo(dir: string): boolean {
+  const probe = join(dir, "direct-probe");
+  writeFileSync(probe, "");
+  try {
+    closeSync(openSync(probe, constants.O_WRONLY | (constants.O_DIRECT ?? 0)));
+    return constants.O_DIRECT !== undefined;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe);
+  }
+}
+
+/** Files the native engine wrote around the page cache so far in this process. */
+function directFilesOpened(): number {
+  const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { directFilesOpened(): number };
+  return engine.directFilesOpened();
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -95,6 +118,36 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
       columns: ["id"],
     });
     expect(ids.map((row) => row.id)).toEqual(Array.from({ length: ids.length }, (_, i) => BigInt(i)));
+  });
+
+  it("files of several MiB: the sink path's bytes, written around the page cache where the filesystem allows", async () => {
+    const dir = scratch();
+    const direct = inPlace && acceptsDirectIo(dir);
+    const before = inPlace ? directFilesOpened() : 0;
+    const local = new LocalFileStore(dir);
+    const memory = new InMemoryStore();
+    const options = (prefix: string) => {
+      let n = 0;
+      return {
+        schema: sequenceTable(0, 1, 200).schema,
+        nextKey: () => `${prefix}${n++}.parquet`,
+        maxRowGroupRows: 7_000,
+        targetFileSize: 3_500_000, // files of about 4 MB: several 1 MiB direct chunks, then a tail
+        codec: "uncompressed" as const,
+      };
+    };
+    const there = await writeParquetFiles(local, batches(10, -1, 200), options("d"));
+    const here = await writeParquetFiles(memory, batches(10, -1, 200), options("d"));
+    expect(there.length).toBeGreaterThan(1);
+    expect(there.slice(0, -1).every((file) => file.size > 3 * 1024 * 1024)).toBe(true);
+    for (const [i, file] of there.entries()) {
+      const bytes = readFileSync(join(dir, file.key));
+      expect(bytes.byteLength).toBe(file.size);
+      expect(Buffer.from(await memory.get(file.key)).equals(bytes)).toBe(true);
+      expect(file.metadata).toEqual((here[i] as WrittenFile).metadata);
+    }
+    if (inPlace) expect(directFilesOpened() - before).toBe(direct ? there.length : 0);
+    expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort());
   });
 
   it("a worker that dies mid-write leaves the files before it whole and nothing of the one it was writing", async () => {
