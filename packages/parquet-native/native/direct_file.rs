@@ -13,7 +13,7 @@
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
@@ -118,8 +118,10 @@ impl DirectFile {
         let writer = std::thread::Builder::new()
             .name("deltalite-direct-write".into())
             .spawn(move || {
+                let mut at = 0u64;
                 for mut stage in full {
-                    file.write_all(stage.bytes())?;
+                    write_chunk(&mut file, stage.bytes(), at)?;
+                    at += CHUNK as u64;
                     let _ = give_written.send(stage);
                 }
                 Ok(file)
@@ -207,6 +209,30 @@ impl Write for DirectFile {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// Writes one full chunk at offset `at` (where the file's position is). A filesystem that opened the file
+/// for direct I/O but refuses a direct write (EINVAL: an alignment it does not take) gets this chunk and the
+/// rest of the file through the cache instead.
+fn write_chunk(file: &mut File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    match file.write_all(bytes) {
+        Err(error) if is_refused_direct_write(&error) => {
+            clear_direct(file)?;
+            file.seek(SeekFrom::Start(at))?;
+            file.write_all(bytes)
+        }
+        written => written,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn is_refused_direct_write(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(libc::EINVAL)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_refused_direct_write(_error: &std::io::Error) -> bool {
+    false
 }
 
 #[cfg(target_os = "linux")]
