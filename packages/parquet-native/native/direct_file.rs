@@ -66,7 +66,8 @@ impl Drop for Stage {
 }
 
 /// Staging buffers of finished files, kept for the next file: their pages stay mapped (a fresh buffer for
-/// every file would fault in 2 MiB each time). At most one per encoder stream in flight.
+/// every file would fault its 1 MiB in each time, at this machine's price for fresh pages). As many as the
+/// most files written at once held (STAGES_PER_FILE each).
 static SPARE_STAGES: Mutex<Vec<Stage>> = Mutex::new(Vec::new());
 
 fn take_stage() -> Stage {
