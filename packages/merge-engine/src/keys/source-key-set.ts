@@ -154,8 +154,11 @@ export class SourceKeySet {
     const nullKeys = keys.nullKeys;
     if (nullKeys !== undefined && nullKeys[row] === 1 && !this.nullSafe) return -1;
     const hw = keys.hashWords;
-    const lo = hw[2 * row] as number;
     const hi = hw[2 * row + 1] as number;
+    const filter = this.filterBits ?? this.hashFilter();
+    const bit = hi & (filter.length * 32 - 1);
+    if (((filter[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return -1; // no entry's hash has this hi
+    const lo = hw[2 * row] as number;
     const slots = this.slots;
     const mask = this.mask;
     const data = this.entryData;
@@ -261,8 +264,8 @@ export class SourceKeySet {
 
   /**
    * A bit per bucket of hash-hi values, set for every entry's (≥ 16 bits an entry, so ~6% of other hashes
-   * pass): a clear bit proves a hash is in no entry without touching the table. The probe asks this of every
-   * row of every candidate file; at recent 4M (`pnpm bench upsert`) the table walk alone took ~50 ms of the
+   * pass): a clear bit proves a hash is in no entry without touching the table; `find` and `mayHoldAnyHash`
+   * test it first. The probe asks this of every row of every candidate file; at recent 4M (`pnpm bench upsert`) the table walk alone took ~50 ms of the
    * main thread, 11% of its CPU (merge-engine BENCHMARKS.md, session 21).
    */
   private hashFilter(): Uint32Array {
