@@ -6,7 +6,16 @@
  * page cache (O_DIRECT, in aligned chunks and a cached tail): the same bytes again. On parquet-wasm the same
  * writes take the sink path.
  */
-import { closeSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
