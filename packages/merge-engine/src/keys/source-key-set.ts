@@ -265,8 +265,9 @@ export class SourceKeySet {
   /**
    * A bit per bucket of hash-hi values, set for every entry's (≥ 16 bits an entry, so ~6% of other hashes
    * pass): a clear bit proves a hash is in no entry without touching the table; `find` and `mayHoldAnyHash`
-   * test it first. The probe asks this of every row of every candidate file; at recent 4M (`pnpm bench upsert`) the table walk alone took ~50 ms of the
-   * main thread, 11% of its CPU (merge-engine BENCHMARKS.md, session 21).
+   * test it first. The probe asks this of every row of every candidate file; at recent 4M (`pnpm bench
+   * upsert`) the table walk alone took ~50 ms of the main thread, 11% of its CPU (merge-engine BENCHMARKS.md,
+   * session 21).
    */
   private hashFilter(): Uint32Array {
     if (this.filterBits !== undefined) return this.filterBits;
