@@ -12,9 +12,26 @@ import { DeltaLiteError } from "@deltalite/errors";
 
 const require = createRequire(import.meta.url);
 
+/**
+ * Entries found so far, by the engine asked for: finding one resolves a package path on disk, and an upsert
+ * asks for every file it writes or passes through (a 1M-row upsert spent 10–20 ms of its main thread in
+ * `require.resolve` before this, merge-engine BENCHMARKS.md, session 22).
+ */
+const entries = new Map<string | undefined, string>();
+
 /** The engine's module path, for `require` (the encoder workers load it by path). */
 export function parquetEngineEntry(env: NodeJS.ProcessEnv = process.env): string {
   const asked = env.DELTALITE_PARQUET_ENGINE;
+  let entry = entries.get(asked);
+  if (entry === undefined) {
+    entry = findEngineEntry(asked);
+    entries.set(asked, entry);
+  }
+  return entry;
+}
+
+/** `parquetEngineEntry` found from scratch (throws when `native` is asked for and does not load). */
+function findEngineEntry(asked: string | undefined): string {
   if (asked !== "wasm") {
     let failure = "it is not installed";
     try {

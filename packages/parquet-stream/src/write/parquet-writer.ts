@@ -341,9 +341,21 @@ function emptyIpc(schema: Schema): Uint8Array {
     .slice();
 }
 
+/**
+ * IPC streams of schemas already encoded: an upsert starts a stream per partition with the same schema, and
+ * encoding it cost ~1.5 ms of the main thread each time (merge-engine BENCHMARKS.md, session 22). The bytes
+ * are never transferred (a `begin` message copies them), so one buffer serves every stream.
+ */
+const schemaIpcs = new WeakMap<Schema, Uint8Array>();
+
 /** An IPC stream of `schema` alone (no batch): what the worker relabels passed-through batches with. */
 function schemaIpc(schema: Schema): Uint8Array {
-  return tableToIPC(new Table(schema), "stream");
+  let ipc = schemaIpcs.get(schema);
+  if (ipc === undefined) {
+    ipc = tableToIPC(new Table(schema), "stream");
+    schemaIpcs.set(schema, ipc);
+  }
+  return ipc;
 }
 
 /**
