@@ -274,23 +274,24 @@ impl NativeFileWriter {
                 self.finished_bytes = Some(bytes.len() as u64);
                 to_js(env, &bytes)
             }
-            output @ (Output::File(_) | Output::Direct(_)) => {
-                let file = match output {
-                    Output::Direct(direct) => direct
-                        .finish()
-                        .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?,
-                    Output::File(file) => file,
-                    Output::Memory(_) => unreachable!(),
-                };
-                let stat =
-                    |error: std::io::Error| Error::from_reason(format!("reading the Parquet file's size: {error}"));
-                let size = file.metadata().map_err(stat)?.len();
-                self.finished_bytes = Some(size);
-                let footer = footer_of(&file, size)?;
-                self.unsynced = Some(file);
-                to_js(env, &footer)
+            Output::File(file) => self.finished_in_place(env, file),
+            Output::Direct(direct) => {
+                let file = direct
+                    .finish()
+                    .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?;
+                self.finished_in_place(env, file)
             }
         }
+    }
+
+    /// The footer of a file written in place, now complete; the file is kept for `syncToDisk`.
+    fn finished_in_place<'env>(&mut self, env: &'env Env, file: File) -> Result<Uint8ArraySlice<'env>> {
+        let stat = |error: std::io::Error| Error::from_reason(format!("reading the Parquet file's size: {error}"));
+        let size = file.metadata().map_err(stat)?.len();
+        self.finished_bytes = Some(size);
+        let footer = footer_of(&file, size)?;
+        self.unsynced = Some(file);
+        to_js(env, &footer)
     }
 
     /// Syncs a finished file written in place to disk (as the local store syncs what it stores) on the libuv
