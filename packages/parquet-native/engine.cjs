@@ -164,6 +164,17 @@ async function writeParquetFile(batches, props, path, onWritten) {
   return { size: writer.bytesWritten, footer };
 }
 
+/**
+ * A writer stream encoded on the libuv thread pool into local files written in place (native only; see the
+ * addon's stream.rs): `push(input)`, `end()`, `run()` → `{ state, taken }`, `setTarget(path)`,
+ * `finishFile()` → `{ size, footer, numRows }`, `abort()`. `schemaIpc` is an IPC stream of the schema
+ * passed-through files' batches are relabelled with; `props` as `WriterPropertiesBuilder.build()` gives them;
+ * `settings` `{ targetFileSize, maxRowGroupRows, judge? }`.
+ */
+function openWriterStream(schemaIpc, props, settings) {
+  return new (native().NativeWriterStream)(schemaIpc, props, settings);
+}
+
 /** One whole table as one Parquet file's bytes; the table is freed, as parquet-wasm's writeParquet does. */
 function writeParquet(table, props) {
   try {
@@ -222,6 +233,7 @@ exports.readParquetFileBatches = readParquetFileBatches;
 exports.transformParquetStream = transformParquetStream;
 exports.writeParquetFile = writeParquetFile;
 exports.writeParquet = writeParquet;
+exports.openWriterStream = openWriterStream;
 exports.hashColumnValues = hashColumnValues;
 exports.fileColumnLayout = fileColumnLayout;
 exports.hashFileColumnValues = hashFileColumnValues;

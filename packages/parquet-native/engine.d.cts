@@ -94,6 +94,38 @@ export declare function writeParquetFile(
   path: string,
   onWritten?: (bytesWritten: number) => void,
 ): Promise<{ size: number; footer: Uint8Array }>;
+/** One input of a writer stream: an Arrow IPC stream, or a Parquet file to pass through (from its path or bytes). */
+export interface WriterStreamInput {
+  ipc?: Uint8Array;
+  path?: string;
+  size?: number;
+  bytes?: Uint8Array;
+  rowGroups?: number[];
+  batchRows?: number;
+  skipRows?: Int32Array;
+}
+/** A writer stream encoded on the libuv thread pool into local files written in place (the addon's stream.rs). */
+export interface NativeWriterStream {
+  push(input: WriterStreamInput): void;
+  end(): void;
+  /** Encodes until the queue is empty, a batch waits for a file's path, the file is full, or the stream ended. */
+  run(): Promise<{ state: "drained" | "fileStart" | "full" | "ended"; taken: number }>;
+  setTarget(path: string): void;
+  /** The open file's footer written and the file synced to disk. */
+  finishFile(): Promise<{ size: number; footer: Uint8Array; numRows: number }>;
+  abort(): void;
+}
+export declare function openWriterStream(
+  schemaIpc: Uint8Array,
+  props: WriterProperties,
+  settings: {
+    targetFileSize: number;
+    maxRowGroupRows: number;
+    judge?:
+      | { fields: string[]; batchRows: number; sampleRows: number; maxShare: number; minValues: number }
+      | undefined;
+  },
+): NativeWriterStream;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
 /** How many files `writeParquetFile` wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */

@@ -77,23 +77,8 @@ impl NativeBatch {
         if starts.len() != ends.len() {
             return Err(Error::from_reason("keepRanges: starts and ends differ in length"));
         }
-        let batch = self.batch()?;
-        let rows = batch.num_rows();
-        let mut keep = BooleanBufferBuilder::new(rows);
-        let mut at = 0usize;
-        for (&start, &end) in starts.iter().zip(&ends) {
-            let (start, end) = (start as usize, end as usize);
-            if start < at || end < start || end > rows {
-                return Err(Error::from_reason("keepRanges: ranges must ascend within the batch's rows"));
-            }
-            keep.append_n(start - at, false);
-            keep.append_n(end - start, true);
-            at = end;
-        }
-        keep.append_n(rows - at, false);
-        let mask = BooleanArray::new(keep.finish(), None);
-        let kept = filter_record_batch(batch, &mask).map_err(failure)?;
-        Ok(NativeBatch { inner: Some(kept) })
+        let ranges: Vec<(usize, usize)> = starts.iter().zip(&ends).map(|(&s, &e)| (s as usize, e as usize)).collect();
+        Ok(NativeBatch { inner: Some(rows_in_ranges(self.batch()?, &ranges)?) })
     }
 
     /// The same columns under `schema`, refused unless `schema` contains the batch's own (names, types).
@@ -107,6 +92,24 @@ impl NativeBatch {
     pub fn free(&mut self) {
         self.inner = None;
     }
+}
+
+/// The rows of `batch` in the ranges [start, end) (ascending, apart) copied into one batch.
+pub(crate) fn rows_in_ranges(batch: &RecordBatch, ranges: &[(usize, usize)]) -> Result<RecordBatch> {
+    let rows = batch.num_rows();
+    let mut keep = BooleanBufferBuilder::new(rows);
+    let mut at = 0usize;
+    for &(start, end) in ranges {
+        if start < at || end < start || end > rows {
+            return Err(Error::from_reason("keepRanges: ranges must ascend within the batch's rows"));
+        }
+        keep.append_n(start - at, false);
+        keep.append_n(end - start, true);
+        at = end;
+    }
+    keep.append_n(rows - at, false);
+    let mask = BooleanArray::new(keep.finish(), None);
+    filter_record_batch(batch, &mask).map_err(failure)
 }
 
 #[napi]

@@ -10,5 +10,7 @@ mod batch;
 mod dictionary_policy;
 mod direct_file;
 mod read;
+mod stream;
+mod stream_input;
 mod value_hashes;
 mod write;

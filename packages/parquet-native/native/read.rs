@@ -52,7 +52,7 @@ fn without_views(field: &FieldRef) -> FieldRef {
 }
 
 /// The file's footer as Arrow metadata, its view types read as plain ones.
-fn reader_metadata<T: ChunkReader>(input: &T) -> parquet::errors::Result<ArrowReaderMetadata> {
+pub(crate) fn reader_metadata<T: ChunkReader>(input: &T) -> parquet::errors::Result<ArrowReaderMetadata> {
     let metadata = ArrowReaderMetadata::load(input, ArrowReaderOptions::default())?;
     let schema = metadata.schema();
     if !has_view_types(schema.fields()) {
@@ -72,7 +72,7 @@ pub fn open_parquet(bytes: &[u8]) -> Result<NativeFile> {
 }
 
 /// A reader of `row_groups` of `input` (whose footer is `metadata`) in batches of at most `batch_size` rows.
-fn batch_reader<T: ChunkReader + 'static>(
+pub(crate) fn batch_reader<T: ChunkReader + 'static>(
     input: T,
     metadata: &ArrowReaderMetadata,
     row_groups: Vec<u32>,

@@ -55,7 +55,7 @@ fn statistics(name: &str) -> Result<EnabledStatistics> {
     }
 }
 
-fn properties(given: NativeWriterProperties) -> Result<WriterProperties> {
+pub(crate) fn properties(given: NativeWriterProperties) -> Result<WriterProperties> {
     let mut builder = WriterProperties::builder();
     if let Some(version) = given.writer_version {
         builder = builder.set_writer_version(match version.as_str() {
@@ -94,7 +94,7 @@ fn to_js<'env>(env: &'env Env, bytes: &[u8]) -> Result<Uint8ArraySlice<'env>> {
 
 /// Where a file's bytes go: a buffer handed out to JavaScript, or a new local file written in place (around
 /// the page cache where the filesystem allows, else through it).
-enum Output {
+pub(crate) enum Output {
     Memory(Vec<u8>),
     File(File),
     Direct(DirectFile),
@@ -124,6 +124,61 @@ impl Write for Output {
             Output::Direct(file) => file.flush(),
         }
     }
+}
+
+impl Output {
+    /// The store's new empty temp file at `path`, opened for writing in place: around the page cache where the
+    /// filesystem allows, else through it. Opened, never created: once the store has discarded it (a failed or
+    /// aborted write) the writer fails instead of leaving a file behind.
+    pub(crate) fn in_place(path: &str) -> Result<Output> {
+        Ok(match DirectFile::open(path) {
+            Some(direct) => Output::Direct(direct),
+            None => Output::File(
+                OpenOptions::new()
+                    .read(true) // the footer is read back once written
+                    .write(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
+            ),
+        })
+    }
+
+    /// A file written in place, complete (footer written): the file, its size and its footer with the trailer.
+    /// Not for a memory output.
+    pub(crate) fn completed_in_place(self) -> Result<(File, u64, Vec<u8>)> {
+        let file = match self {
+            Output::Memory(_) => return Err(Error::from_reason("a Parquet file in memory is not written in place")),
+            Output::File(file) => file,
+            Output::Direct(direct) => direct
+                .finish()
+                .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?,
+        };
+        let stat = |error: std::io::Error| Error::from_reason(format!("reading the Parquet file's size: {error}"));
+        let size = file.metadata().map_err(stat)?.len();
+        let footer = footer_of(&file, size)?;
+        Ok((file, size, footer))
+    }
+}
+
+/// After a write that flushed row groups: pushes their bytes from the writer's buffer into its output (a file
+/// written through the page cache starts its writeback); returns the memory output's bytes, if that is where
+/// they went.
+pub(crate) fn pass_on_flushed(writer: &mut ArrowWriter<Output>) -> Result<Option<&mut Vec<u8>>> {
+    writer.sync().map_err(failure)?;
+    Ok(match writer.inner_mut() {
+        Output::Memory(output) => Some(output),
+        Output::File(file) => {
+            start_writeback(file);
+            None
+        }
+        Output::Direct(_) => None,
+    })
+}
+
+/// `fsync` of a finished file, as the local store syncs what it stores.
+pub(crate) fn sync_file(file: &File) -> Result<()> {
+    file.sync_all().map_err(|error| Error::from_reason(format!("syncing the Parquet file: {error}")))
 }
 
 /// Starts the kernel writing `file`'s dirty pages to disk without waiting for it (Linux `sync_file_range`,
@@ -200,19 +255,7 @@ impl NativeFileWriter {
     ) -> Result<Self> {
         let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
         let output = match path {
-            Some(path) => match DirectFile::open(&path) {
-                Some(direct) => Output::Direct(direct),
-                // Opened, never created: the file is the store's new empty temp file, and once the store has
-                // discarded it (a failed or aborted write) this writer fails instead of leaving one behind.
-                None => Output::File(
-                    OpenOptions::new()
-                        .read(true) // the footer is read back once written
-                        .write(true)
-                        .truncate(true)
-                        .open(&path)
-                        .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
-                ),
-            },
+            Some(path) => Output::in_place(&path)?,
             // Reserved, not touched: only the pages written are ever mapped.
             None => Output::Memory(Vec::with_capacity(hold_below_bytes)),
         };
@@ -239,15 +282,7 @@ impl NativeFileWriter {
         if flushed == known || writer.bytes_written() < hold_below {
             return Ok(None);
         }
-        writer.sync().map_err(failure)?;
-        let output = match writer.inner_mut() {
-            Output::Memory(output) => output,
-            Output::File(file) => {
-                start_writeback(file);
-                return Ok(None);
-            }
-            Output::Direct(_) => return Ok(None),
-        };
+        let Some(output) = pass_on_flushed(writer)? else { return Ok(None) };
         let bytes = to_js(env, output)?;
         output.clear(); // keeps its capacity, and with it its mapped pages, for the next row group
         self.flushed_row_groups = flushed;
@@ -274,24 +309,13 @@ impl NativeFileWriter {
                 self.finished_bytes = Some(bytes.len() as u64);
                 to_js(env, &bytes)
             }
-            Output::File(file) => self.finished_in_place(env, file),
-            Output::Direct(direct) => {
-                let file = direct
-                    .finish()
-                    .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?;
-                self.finished_in_place(env, file)
+            output => {
+                let (file, size, footer) = output.completed_in_place()?;
+                self.finished_bytes = Some(size);
+                self.unsynced = Some(file);
+                to_js(env, &footer)
             }
         }
-    }
-
-    /// The footer of a file written in place, now complete; the file is kept for `syncToDisk`.
-    fn finished_in_place<'env>(&mut self, env: &'env Env, file: File) -> Result<Uint8ArraySlice<'env>> {
-        let stat = |error: std::io::Error| Error::from_reason(format!("reading the Parquet file's size: {error}"));
-        let size = file.metadata().map_err(stat)?.len();
-        self.finished_bytes = Some(size);
-        let footer = footer_of(&file, size)?;
-        self.unsynced = Some(file);
-        to_js(env, &footer)
     }
 
     /// Syncs a finished file written in place to disk (as the local store syncs what it stores) on the libuv
@@ -319,7 +343,7 @@ impl Task for SyncFile {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let file = self.file.take().ok_or_else(|| Error::from_reason("the file was already synced"))?;
-        file.sync_all().map_err(|error| Error::from_reason(format!("syncing the Parquet file: {error}")))
+        sync_file(&file)
     }
 
     fn resolve(&mut self, _env: Env, _output: Self::Output) -> Result<Self::JsValue> {

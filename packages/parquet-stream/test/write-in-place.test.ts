@@ -28,8 +28,14 @@ import {
 import type { RecordBatch } from "apache-arrow";
 import { afterEach, describe, expect, it } from "vitest";
 import { parquetEngineEntry, parquetEngineName } from "../src/engine.js";
-import { parquetFileStream, readParquetObjects, type WrittenFile, writeParquetFiles } from "../src/index.js";
-import { endEncoderWorker } from "../src/write/encoder-pool.js";
+import {
+  type ParquetPassthrough,
+  parquetFileStream,
+  passthroughOf,
+  readParquetObjects,
+  type WrittenFile,
+  writeParquetFiles,
+} from "../src/index.js";
 import { sequenceTable } from "./write-helpers.js";
 
 const inPlace = parquetEngineName() === "native";
@@ -48,10 +54,9 @@ class CountingLocalStore extends LocalFileStore {
   }
 }
 
-/** `count` batches of 5,000 rows (payloads `width` long); the worker is ended before batch `crashAt` (never when negative). */
-async function* batches(count: number, crashAt = -1, width = 12): AsyncGenerator<RecordBatch> {
+/** `count` batches of 5,000 rows (payloads `width` long). */
+async function* batches(count: number, width = 12): AsyncGenerator<RecordBatch> {
   for (let b = 0; b < count; b++) {
-    if (b === crashAt) await endEncoderWorker();
     yield sequenceTable(b * 5000, 5000, width).batches[0] as RecordBatch;
   }
 }
@@ -145,8 +150,8 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
         codec: "uncompressed" as const,
       };
     };
-    const there = await writeParquetFiles(local, batches(10, -1, 200), options("d"));
-    const here = await writeParquetFiles(memory, batches(10, -1, 200), options("d"));
+    const there = await writeParquetFiles(local, batches(10, 200), options("d"));
+    const here = await writeParquetFiles(memory, batches(10, 200), options("d"));
     expect(there.length).toBeGreaterThan(1);
     expect(there.slice(0, -1).every((file) => file.size > 3 * 1024 * 1024)).toBe(true);
     for (const [i, file] of there.entries()) {
@@ -159,17 +164,35 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
     expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort());
   });
 
-  it("a worker that dies mid-write leaves the files before it whole and nothing of the one it was writing", async () => {
+  it("an encoder failure mid-write leaves the files before it whole and nothing of the one it was writing", async () => {
     const dir = scratch();
     const store = new LocalFileStore(dir);
+    // A file whose pages do not decode (its footer intact): passed through after 30 batches, it fails the
+    // encoder with a file half written.
+    const memory = new InMemoryStore();
+    const [whole] = await writeParquetFiles(memory, [sequenceTable(0, 5000, 12).batches[0] as RecordBatch], {
+      schema,
+      nextKey: () => "whole.parquet",
+      codec: "uncompressed",
+    });
+    const bytes = (await memory.get("whole.parquet")).slice();
+    const footerLength = new DataView(bytes.buffer).getUint32(bytes.byteLength - 8, true);
+    bytes.fill(0xff, 4, bytes.byteLength - footerLength - 8);
+    const broken = passthroughOf({ bytes }, (whole as WrittenFile).metadata, () => undefined);
+    async function* inputs(): AsyncGenerator<RecordBatch | ParquetPassthrough> {
+      for (let b = 0; b < 40; b++) {
+        if (b === 30) yield broken;
+        yield sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch;
+      }
+    }
     let n = 0;
     const written: WrittenFile[] = [];
     const failure = await (async () => {
-      for await (const file of parquetFileStream(store, batches(40, 30), {
+      for await (const file of parquetFileStream(store, inputs(), {
         schema,
         nextKey: () => `f${n++}.parquet`,
         maxRowGroupRows: 5_000,
-        targetFileSize: 2_000_000, // about four batches a file: the worker dies with a file half written
+        targetFileSize: 2_000_000, // about four batches a file
         codec: "uncompressed",
       }))
         written.push(file);

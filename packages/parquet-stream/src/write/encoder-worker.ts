@@ -99,8 +99,11 @@ export type ToEncoder = { id: number } & (
   | { type: "memory" }
 );
 
-/** Worker → main thread. */
-export type FromEncoder = { id: number } & (
+/** Worker → main thread (`id` names the stream). */
+export type FromEncoder = { id: number } & EncoderEvent;
+
+/** What an encoder tells the writer of a stream. */
+export type EncoderEvent =
   | { type: "taken" }
   | { type: "fileStart" }
   | { type: "chunk"; bytes: Uint8Array }
@@ -108,15 +111,43 @@ export type FromEncoder = { id: number } & (
   | { type: "done" }
   | { type: "whole"; bytes: Uint8Array }
   | { type: "memory"; bytes: number }
-  | { type: "error"; message: string }
-);
+  | { type: "error"; message: string };
+
+/**
+ * The writer properties of a stream's files (`plainColumns` written without a dictionary), built with
+ * `engine`'s builder: parquet-wasm's, or the native engine's, which offers the same API. The encoder worker
+ * runs it (its source text is passed in) as well as the native engine's writer streams, so it may use
+ * nothing but its arguments.
+ */
+export function writerProperties(
+  engine: typeof ParquetWasm,
+  settings: EncoderSettings,
+  plainColumns: readonly string[],
+): ParquetWasm.WriterProperties {
+  const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
+    snappy: engine.Compression.SNAPPY,
+    zstd: engine.Compression.ZSTD,
+    uncompressed: engine.Compression.UNCOMPRESSED,
+  };
+  let builder = new engine.WriterPropertiesBuilder()
+    .setWriterVersion(engine.WriterVersion.V1)
+    .setCompression(codecs[settings.codec])
+    .setMaxRowGroupSize(settings.maxRowGroupRows)
+    .setMaxRowGroupBytes(settings.maxRowGroupBytes)
+    .setStatisticsEnabled(engine.EnabledStatistics.Page)
+    .setCreatedBy(settings.createdBy);
+  const entries = Object.entries(settings.keyValueMetadata);
+  if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
+  for (const column of plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
+  return builder.build();
+}
 
 /**
  * The worker's code. Runs in the worker with `require` (CommonJS eval); `wasmEntry` is the Parquet engine:
  * parquet-wasm's node build, or @deltalite/parquet-native, which offers the same API natively plus
  * `releaseParquet` (the end of a file's reads, so its parsed copy is freed at once).
  */
-function encoderWorkerMain(wasmEntry: string): void {
+function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerProperties): void {
   const { MessageChannel, parentPort } = require("node:worker_threads");
   const wasm: typeof ParquetWasm & {
     releaseParquet?: (bytes: Uint8Array) => void;
@@ -135,27 +166,11 @@ function encoderWorkerMain(wasmEntry: string): void {
   } = require(wasmEntry);
   /** The native engine (@deltalite/parquet-native): it streams passed-through files and takes async iterables. */
   const native = typeof wasm.readParquetBatches === "function";
-  const codecs: Record<ParquetCodec, ParquetWasm.Compression> = {
-    snappy: wasm.Compression.SNAPPY,
-    zstd: wasm.Compression.ZSTD,
-    uncompressed: wasm.Compression.UNCOMPRESSED,
-  };
   /** Output chunks of a stream posted and not yet stored by the main thread, above which input waits. */
   const MAX_UNACKED_CHUNKS = 1;
 
-  function properties(settings: EncoderSettings, plainColumns: readonly string[]) {
-    let builder = new wasm.WriterPropertiesBuilder()
-      .setWriterVersion(wasm.WriterVersion.V1)
-      .setCompression(codecs[settings.codec])
-      .setMaxRowGroupSize(settings.maxRowGroupRows)
-      .setMaxRowGroupBytes(settings.maxRowGroupBytes)
-      .setStatisticsEnabled(wasm.EnabledStatistics.Page)
-      .setCreatedBy(settings.createdBy);
-    const entries = Object.entries(settings.keyValueMetadata);
-    if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
-    for (const column of plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
-    return builder.build();
-  }
+  const properties = (settings: EncoderSettings, plainColumns: readonly string[]) =>
+    writerPropertiesOf(wasm, settings, plainColumns);
 
   /**
    * Frees an input's bytes now, once parquet-wasm has copied them into its memory: a buffer transferred into
@@ -632,5 +647,5 @@ function encoderWorkerMain(wasmEntry: string): void {
 
 /** The source text a worker is started from (`new Worker(source, { eval: true })`). */
 export function encoderWorkerSource(wasmEntry: string): string {
-  return `(${encoderWorkerMain.toString()})(${JSON.stringify(wasmEntry)});`;
+  return `(${encoderWorkerMain.toString()})(${JSON.stringify(wasmEntry)}, ${writerProperties.toString()});`;
 }

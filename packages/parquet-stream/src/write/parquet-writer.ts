@@ -34,7 +34,8 @@ import {
   MIN_SAMPLED_VALUES,
 } from "./dictionary-policy.js";
 import { EncoderSession, encoderFor, encodeWhole } from "./encoder-pool.js";
-import type { EncoderSettings } from "./encoder-worker.js";
+import type { EncoderEvent, EncoderSettings } from "./encoder-worker.js";
+import { NativeStreamSession } from "./native-stream.js";
 import { ObjectSink } from "./object-sink.js";
 import { type ResolvedWriteOptions, resolveWriteOptions, type WriteParquetOptions } from "./options.js";
 import { isPassthrough, type ParquetPassthrough, passthroughBatchRows } from "./passthrough.js";
@@ -132,7 +133,7 @@ function writesInPlace(store: ObjectStore): boolean {
 async function openFile(
   store: ObjectStore,
   options: ResolvedWriteOptions,
-  session: EncoderSession,
+  session: WriterSession,
   inPlace: boolean,
 ): Promise<OpenFile> {
   const key = options.nextKey();
@@ -199,13 +200,19 @@ async function abandon(file: OpenFile | undefined, reason: unknown): Promise<voi
   else await file?.sink.abort(reason);
 }
 
+/** A stream's encoder: a worker's session, or the native engine's stream on the pool (native-stream.ts). */
+type WriterSession = Pick<
+  EncoderSession,
+  "begin" | "send" | "sendFile" | "end" | "target" | "ack" | "fail" | "close"
+> & { next(): Promise<EncoderEvent> };
+
 /**
  * Sends the stream's slices to the worker, then `end`. The settings go with the first slice (the dictionary
  * policy has judged the first batch by then). A failure here (the input's, a schema mismatch, an abort) fails
  * the session, so the side reading the worker's events throws it.
  */
 async function feed(
-  session: EncoderSession,
+  session: WriterSession,
   slices: AsyncIterable<RecordBatch | ParquetPassthrough>,
   settings: () => EncoderSettings,
   schema: Schema,
@@ -262,10 +269,12 @@ export async function* parquetFileStream(
   };
   const dictionary = new DictionaryPolicy(options.plainColumns);
   const slices = encoderSlices(dictionary.observe(batches), resolved.schema, limits, signal);
-  const session = new EncoderSession(encoderFor(options.spreadEncoders === true));
+  const inPlace = writesInPlace(store);
+  const session: WriterSession = inPlace
+    ? new NativeStreamSession()
+    : new EncoderSession(encoderFor(options.spreadEncoders === true));
   const onAbort = () => session.fail(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const inPlace = writesInPlace(store);
   const feeding = feed(
     session,
     slices,

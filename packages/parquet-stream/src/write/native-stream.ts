@@ -1,0 +1,234 @@
+/**
+ * The main thread's side of a writer stream the native engine encodes on the libuv thread pool into the
+ * store's local files (parquet-native `openWriterStream`, its stream.rs): used instead of an encoder worker
+ * where the engine is native and the store has local targets. It offers the encoder session's surface
+ * (encoder-pool.ts), so the writer drives either alike: inputs go out under the same credit
+ * (MAX_QUEUED_SLICES), each input's `onTaken` runs once the stream has consumed it, and the same events come
+ * back (`fileStart`, answered by `target`; `fileDone` with the file's size and footer; `done`). No worker
+ * thread, no JavaScript per batch, and the streams of an upsert's partitions encode side by side on the pool
+ * (merge-engine BENCHMARKS.md, session 24).
+ */
+import { createRequire } from "node:module";
+import { DeltaLiteError } from "@deltalite/errors";
+import type * as ParquetWasm from "parquet-wasm";
+import { parquetEngineEntry } from "../engine.js";
+import { MAX_QUEUED_SLICES } from "./encoder-pool.js";
+import { type EncoderEvent, type EncoderSettings, writerProperties } from "./encoder-worker.js";
+import type { PassthroughSource } from "./passthrough-unit.js";
+
+const require = createRequire(import.meta.url);
+
+/** The addon's writer stream (parquet-native engine.d.cts `NativeWriterStream`). */
+interface WriterStream {
+  push(input: {
+    ipc?: Uint8Array;
+    path?: string;
+    size?: number;
+    bytes?: Uint8Array;
+    rowGroups?: number[];
+    batchRows?: number;
+    skipRows?: Int32Array | undefined;
+  }): void;
+  end(): void;
+  run(): Promise<{ state: "drained" | "fileStart" | "full" | "ended"; taken: number }>;
+  setTarget(path: string): void;
+  finishFile(): Promise<{ size: number; footer: Uint8Array; numRows: number }>;
+  abort(): void;
+}
+
+type NativeEngine = typeof ParquetWasm & {
+  openWriterStream(
+    schemaIpc: Uint8Array,
+    props: ParquetWasm.WriterProperties,
+    settings: { targetFileSize: number; maxRowGroupRows: number; judge?: EncoderSettings["judge"] },
+  ): WriterStream;
+};
+
+/** What a writer reads of a session's events. */
+type Event = Extract<EncoderEvent, { type: "fileStart" | "fileDone" | "done" }>;
+
+function failure(error: unknown): DeltaLiteError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new DeltaLiteError("generic", `parquet encoder failed: ${message}`, { cause: error });
+}
+
+/** One stream on the native engine's pool (see the module's comment). */
+export class NativeStreamSession {
+  #stream: WriterStream | undefined;
+  #events: Event[] = [];
+  #failure: unknown;
+  #credit = MAX_QUEUED_SLICES;
+  /** What to run as each input pushed and not yet consumed is taken, in pushing order. */
+  #onTaken: ((() => void) | undefined)[] = [];
+  /** An input (or the end) arrived since the stream last ran. */
+  #pushed = false;
+  #ended = false;
+  #target: string | undefined;
+  #finished = false;
+  /** The producer, the consumer and the stream's driver may all wait at once. */
+  #waiters: (() => void)[] = [];
+
+  /** Starts the stream; `schemaIpc` (an IPC stream of its schema) relabels passed-through files' batches. */
+  begin(settings: EncoderSettings, schemaIpc?: Uint8Array): void {
+    if (schemaIpc === undefined) throw new DeltaLiteError("generic", "a native writer stream needs its schema");
+    const engine = require(parquetEngineEntry()) as NativeEngine;
+    const { targetFileSize, maxRowGroupRows, judge } = settings;
+    try {
+      this.#stream = engine.openWriterStream(
+        schemaIpc,
+        writerProperties(engine, settings, settings.plainColumns),
+        { targetFileSize, maxRowGroupRows, judge: judge && { ...judge, fields: [...judge.fields] } },
+      );
+    } catch (error) {
+      this.fail(failure(error));
+      return;
+    }
+    void this.#drive(this.#stream);
+  }
+
+  /** Queues one slice (an IPC stream), first waiting for credit. */
+  async send(ipc: Uint8Array): Promise<void> {
+    await this.#until(() => this.#credit > 0);
+    this.#push({ ipc }, undefined);
+  }
+
+  /**
+   * Queues a whole Parquet file to pass through, first waiting for credit; `onTaken` runs once the stream
+   * decoded its last batch, or when the session fails or closes.
+   */
+  async sendFile(
+    file: {
+      source: PassthroughSource;
+      rowGroups: number[];
+      batchRows: number;
+      skipRows?: Int32Array | undefined;
+    },
+    onTaken: () => void,
+  ): Promise<void> {
+    try {
+      await this.#until(() => this.#credit > 0);
+    } catch (error) {
+      onTaken();
+      throw error;
+    }
+    const { source, rowGroups, batchRows, skipRows } = file;
+    const from = "bytes" in source ? { bytes: source.bytes } : { path: source.path, size: source.size };
+    this.#push({ ...from, rowGroups, batchRows, skipRows }, onTaken);
+  }
+
+  end(): void {
+    if (this.#failure !== undefined) return;
+    this.#stream?.end();
+    this.#ended = true;
+    this.#notify();
+  }
+
+  /** Names the local file the stream writes the file it just started into. */
+  target(path: string): void {
+    this.#target = path;
+    this.#notify();
+  }
+
+  /** Nothing to acknowledge: files are written in place, no chunk comes back. */
+  ack(): void {}
+
+  /** The next event; throws the session's failure. */
+  async next(): Promise<Event> {
+    await this.#until(() => this.#events.length > 0);
+    return this.#events.shift() as Event;
+  }
+
+  /** Makes every wait (now and later) throw `reason` and stops the stream. */
+  fail(reason: unknown): void {
+    if (this.#failure === undefined) this.#failure = reason;
+    this.#releaseInputs();
+    this.#stream?.abort();
+    this.#notify();
+  }
+
+  /** Ends the session; a stream that did not finish is stopped. */
+  close(): void {
+    this.#releaseInputs();
+    if (!this.#finished) this.#stream?.abort();
+  }
+
+  #push(input: Parameters<WriterStream["push"]>[0], onTaken: (() => void) | undefined): void {
+    this.#credit--;
+    this.#onTaken.push(onTaken);
+    try {
+      this.#stream?.push(input);
+    } catch (error) {
+      this.fail(failure(error));
+      throw this.#failure;
+    }
+    this.#pushed = true;
+    this.#notify();
+  }
+
+  /** Runs the stream whenever it has something to do, and turns what it stops at into events. */
+  async #drive(stream: WriterStream): Promise<void> {
+    try {
+      let fileOpen = false;
+      for (;;) {
+        await this.#until(() => this.#pushed || this.#ended);
+        this.#pushed = false;
+        const { state, taken } = await stream.run();
+        this.#taken(taken);
+        if (state === "drained") continue;
+        if (state === "fileStart") {
+          this.#emit({ type: "fileStart" });
+          await this.#until(() => this.#target !== undefined);
+          stream.setTarget(this.#target as string);
+          this.#target = undefined;
+          fileOpen = true;
+        } else if (fileOpen) {
+          const { size, footer, numRows } = await stream.finishFile();
+          fileOpen = false;
+          this.#emit({ type: "fileDone", numRows, written: { size, footer } });
+        }
+        if (state === "ended") {
+          this.#finished = true;
+          this.#emit({ type: "done" });
+          return;
+        }
+        this.#pushed = true; // a file to start or to go on after: run again at once
+      }
+    } catch (error) {
+      this.fail(this.#failure ?? failure(error));
+    }
+  }
+
+  #taken(count: number): void {
+    for (let i = 0; i < count; i++) {
+      this.#credit++;
+      this.#onTaken.shift()?.();
+    }
+    if (count > 0) this.#notify();
+  }
+
+  #emit(event: Event): void {
+    this.#events.push(event);
+    this.#notify();
+  }
+
+  /** Runs every pending `onTaken` (the stream will not consume those inputs any more). */
+  #releaseInputs(): void {
+    for (const onTaken of this.#onTaken.splice(0)) onTaken?.();
+  }
+
+  async #until(ready: () => boolean): Promise<void> {
+    for (;;) {
+      if (this.#failure !== undefined) throw this.#failure;
+      if (ready()) return;
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+      });
+    }
+  }
+
+  #notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
