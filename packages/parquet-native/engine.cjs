@@ -9,7 +9,9 @@
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
  * reader: the values of a column chunk it fetched, hashed off its thread; `fileColumnLayout` and
  * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
- * `directFilesOpened` counts the files `writeParquetFile` wrote around the page cache (Linux O_DIRECT).
+ * `openWriterStream` encodes a writer stream on the libuv thread pool into local files written in place (native
+ * only; parquet-stream's native-stream.ts); `directFilesOpened` counts the files it wrote around the page cache
+ * (Linux O_DIRECT).
  */
 "use strict";
 const { join } = require("node:path");
@@ -141,30 +143,6 @@ async function* transformParquetStream(batches, props, options = {}) {
 }
 
 /**
- * Encodes the batches `batches` yields into the Parquet file at `path`, which must exist (the store's new
- * empty temp file for it; a missing one is an error, never created): written there as row groups are
- * flushed, never handed to JavaScript. `onWritten(bytes)` hears the bytes written after each batch. Resolves
- * once the file is complete and synced to disk, to its size and its footer (with the 8-byte trailer). Each
- * batch is freed once encoded. A failure is thrown, never swallowed; the caller removes what was written.
- */
-async function writeParquetFile(batches, props, path, onWritten) {
-  let writer;
-  for await (const value of batches) {
-    try {
-      writer ??= new (native().NativeFileWriter)(value.schema, props, 0, path);
-      writer.write(value);
-      onWritten?.(writer.bytesWritten);
-    } finally {
-      value.free();
-    }
-  }
-  if (writer === undefined) throw new Error("no batch to write a Parquet file from");
-  const footer = writer.finish();
-  await writer.syncToDisk(); // on the libuv pool: this thread serves its other streams meanwhile
-  return { size: writer.bytesWritten, footer };
-}
-
-/**
  * A writer stream encoded on the libuv thread pool into local files written in place (native only; see the
  * addon's stream.rs): `push(input)`, `end()`, `run()` → `{ state, taken }`, `setTarget(path)`,
  * `finishFile()` → `{ size, footer, numRows }`, `abort()`. `schemaIpc` is an IPC stream of the schema
@@ -231,7 +209,6 @@ exports.releaseParquet = releaseParquet;
 exports.readParquetBatches = readParquetBatches;
 exports.readParquetFileBatches = readParquetFileBatches;
 exports.transformParquetStream = transformParquetStream;
-exports.writeParquetFile = writeParquetFile;
 exports.writeParquet = writeParquet;
 exports.openWriterStream = openWriterStream;
 exports.hashColumnValues = hashColumnValues;

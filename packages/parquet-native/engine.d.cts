@@ -84,16 +84,6 @@ export declare function transformParquetStream(
   props: WriterProperties,
   options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
-/**
- * The batches encoded into the existing (empty) file at `path`, never handed to JavaScript: its size and footer,
- * once the file is synced to disk (on the libuv thread pool: the calling thread serves its other work meanwhile).
- */
-export declare function writeParquetFile(
-  batches: AsyncIterable<NativeBatch>,
-  props: WriterProperties,
-  path: string,
-  onWritten?: (bytesWritten: number) => void,
-): Promise<{ size: number; footer: Uint8Array }>;
 /** One input of a writer stream: an Arrow IPC stream, or a Parquet file to pass through (from its path or bytes). */
 export interface WriterStreamInput {
   ipc?: Uint8Array;
@@ -128,7 +118,7 @@ export declare function openWriterStream(
 ): NativeWriterStream;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
-/** How many files `writeParquetFile` wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
+/** How many files writer streams (`openWriterStream`) wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
 export declare function directFilesOpened(): number;
 /**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row

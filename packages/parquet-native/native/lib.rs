@@ -1,7 +1,9 @@
-//! parquet-rs as a Node-API addon: the decode and encode half of deltalite's Parquet encoder worker, natively.
-//! It owns nothing of the worker's flow (files, row-group boundaries, flow control: encoder-worker.ts in
-//! parquet-stream); it offers the few operations that worker asks of parquet-wasm, on the same parquet-rs
-//! release, so the two engines write the same Parquet. `engine.cjs` shapes these into parquet-wasm's API. It
+//! parquet-rs as a Node-API addon: the decode and encode half of deltalite's Parquet encoder worker, natively:
+//! the few operations that worker asks of parquet-wasm, on the same parquet-rs release, so the two engines
+//! write the same Parquet (the worker owns their flow: encoder-worker.ts in parquet-stream). `engine.cjs`
+//! shapes these into parquet-wasm's API. Where a store has local targets no worker runs: a writer stream is
+//! encoded on the libuv thread pool into files written in place (`stream.rs`, `stream_input.rs`), by the
+//! worker's file and row-group rules. It
 //! also hashes the values of a column chunk a JavaScript reader fetched (`value_hashes.rs`), for the probe, and
 //! judges the writer's dictionary policy on a decoded batch (`dictionary_policy.rs`), for the encoder worker.
 

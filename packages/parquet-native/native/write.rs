@@ -1,8 +1,8 @@
 //! Arrow batches encoded into Parquet: writer properties from JavaScript, a file written batch by batch whose
-//! bytes are handed out as each row group is flushed (or written straight into the store's local temp file,
-//! around the page cache where the filesystem allows (`direct_file.rs`), else through it with its writeback
-//! started at each row group; its fsync run on the libuv thread pool),
-//! and a whole table written at once. The bytes returned are copied into JavaScript-owned buffers, so a
+//! bytes are handed out as each row group is flushed, and a whole table written at once; and the output a
+//! writer stream (`stream.rs`) writes a file in place through: the store's local temp file, around the page
+//! cache where the filesystem allows (`direct_file.rs`), else through it with its writeback started at each
+//! row group, synced at its end. The bytes returned are copied into JavaScript-owned buffers, so a
 //! worker can transfer them to another thread.
 
 use std::collections::BTreeMap;
@@ -222,10 +222,7 @@ fn footer_of(mut file: &File, size: u64) -> Result<Vec<u8>> {
 /// JavaScript); once it reaches that size, what it holds and every later row group go out as they flush.
 /// The output buffer is reused from one row group to the next (its pages stay mapped): in the recent 1M
 /// upsert the encoder worker took ~40,000 page faults a call, a fresh buffer grown for every row group and
-/// each small file joined again in JavaScript among them. A writer given a `path` (an existing empty file:
-/// the store's temp file for the object) writes the file there instead and hands out no bytes but its footer:
-/// the pages go from parquet-rs's column buffers to the file (through `DirectFile`'s staging buffers where
-/// direct I/O is available), not through a copy into JavaScript and another thread.
+/// each small file joined again in JavaScript among them. (Files written in place: stream.rs.)
 #[napi]
 pub struct NativeFileWriter {
     writer: Option<ArrowWriter<Output>>,
@@ -233,8 +230,6 @@ pub struct NativeFileWriter {
     hold_below_bytes: usize,
     /// The whole file's size, once finished.
     finished_bytes: Option<u64>,
-    /// A file written in place, once finished and until `syncToDisk` takes it.
-    unsynced: Option<File>,
 }
 
 impl NativeFileWriter {
@@ -245,32 +240,18 @@ impl NativeFileWriter {
 
 #[napi]
 impl NativeFileWriter {
-    /// A writer of `schema`; `hold_below_bytes` (0 when absent) and `path` as the struct says.
+    /// A writer of `schema`; `hold_below_bytes` (0 when absent) as the struct says.
     #[napi(constructor, catch_unwind)]
-    pub fn new(
-        schema: &NativeSchema,
-        props: NativeWriterProperties,
-        hold_below_bytes: Option<f64>,
-        path: Option<String>,
-    ) -> Result<Self> {
+    pub fn new(schema: &NativeSchema, props: NativeWriterProperties, hold_below_bytes: Option<f64>) -> Result<Self> {
         let hold_below_bytes = hold_below_bytes.unwrap_or(0.0).max(0.0) as usize;
-        let output = match path {
-            Some(path) => Output::in_place(&path)?,
-            // Reserved, not touched: only the pages written are ever mapped.
-            None => Output::Memory(Vec::with_capacity(hold_below_bytes)),
-        };
+        // Reserved, not touched: only the pages written are ever mapped.
+        let output = Output::Memory(Vec::with_capacity(hold_below_bytes));
         let writer = ArrowWriter::try_new(output, schema.inner.clone(), Some(properties(props)?)).map_err(failure)?;
-        Ok(NativeFileWriter {
-            writer: Some(writer),
-            flushed_row_groups: 0,
-            hold_below_bytes,
-            finished_bytes: None,
-            unsynced: None,
-        })
+        Ok(NativeFileWriter { writer: Some(writer), flushed_row_groups: 0, hold_below_bytes, finished_bytes: None })
     }
 
     /// Encodes `batch`; returns the bytes of the row groups it closed, if it closed any and the file is no
-    /// longer held (never for a file written in place).
+    /// longer held.
     #[napi(catch_unwind)]
     pub fn write<'env>(&mut self, env: &'env Env, batch: &NativeBatch) -> Result<Option<Uint8ArraySlice<'env>>> {
         let batch = batch.batch()?.clone();
@@ -299,55 +280,15 @@ impl NativeFileWriter {
         }
     }
 
-    /// Flushes the last row group and writes the footer; returns the bytes not yet handed out, or for a file
-    /// written in place its footer alone (the file is then synced to disk by `syncToDisk`).
+    /// Flushes the last row group and writes the footer; returns the bytes not yet handed out.
     #[napi(catch_unwind)]
     pub fn finish<'env>(&mut self, env: &'env Env) -> Result<Uint8ArraySlice<'env>> {
         let writer = self.writer.take().ok_or_else(|| Error::from_reason("Parquet file writer already finished"))?;
-        match writer.into_inner().map_err(failure)? {
-            Output::Memory(bytes) => {
-                self.finished_bytes = Some(bytes.len() as u64);
-                to_js(env, &bytes)
-            }
-            output => {
-                let (file, size, footer) = output.completed_in_place()?;
-                self.finished_bytes = Some(size);
-                self.unsynced = Some(file);
-                to_js(env, &footer)
-            }
-        }
-    }
-
-    /// Syncs a finished file written in place to disk (as the local store syncs what it stores) on the libuv
-    /// thread pool, so the thread that wrote it serves its other streams meanwhile. In the recent 1M upsert
-    /// the encoder worker spent ~50 ms of a ~510 ms call blocked in these syncs, one file after another
-    /// (strace); made asynchronous, interleaved pairs went 527 -> 497 ms (recent 1M, 6 pairs) and 1,238 ->
-    /// 1,156 ms (uniform 1M, 4 pairs). `start_writeback` at each row group then took uniform 1M from 1,173 to
-    /// 1,121 ms (4 pairs; recent 1M level).
-    #[napi]
-    pub fn sync_to_disk(&mut self) -> Result<AsyncTask<SyncFile>> {
-        let file =
-            self.unsynced.take().ok_or_else(|| Error::from_reason("no finished file written in place to sync"))?;
-        Ok(AsyncTask::new(SyncFile { file: Some(file) }))
-    }
-}
-
-/// `fsync` of one finished file, run on the libuv thread pool (`NativeFileWriter::sync_to_disk`).
-pub struct SyncFile {
-    file: Option<File>,
-}
-
-impl Task for SyncFile {
-    type Output = ();
-    type JsValue = ();
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        let file = self.file.take().ok_or_else(|| Error::from_reason("the file was already synced"))?;
-        sync_file(&file)
-    }
-
-    fn resolve(&mut self, _env: Env, _output: Self::Output) -> Result<Self::JsValue> {
-        Ok(())
+        let Output::Memory(bytes) = writer.into_inner().map_err(failure)? else {
+            return Err(Error::from_reason("a Parquet file writer's output is memory"));
+        };
+        self.finished_bytes = Some(bytes.len() as u64);
+        to_js(env, &bytes)
     }
 }
 

@@ -192,11 +192,6 @@ export class EncoderSession {
     if (this.#failure === undefined) this.#encoder.post({ id: this.id, type: "end" });
   }
 
-  /** Names the local file the worker writes the file it just started into (`writesInPlace`). */
-  target(path: string): void {
-    if (this.#failure === undefined) this.#encoder.post({ id: this.id, type: "target", path });
-  }
-
   /** The chunk just received reached the sink: the worker may read the next. */
   ack(): void {
     if (this.#failure === undefined) this.#encoder.post({ id: this.id, type: "ack" });

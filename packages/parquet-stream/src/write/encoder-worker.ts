@@ -5,9 +5,8 @@
  * file and row-group boundaries: a file closes at the first row-group boundary at or beyond
  * `targetFileSize`, and no slice straddles a `maxRowGroupRows` boundary. Flow control: a slice is
  * acknowledged (`taken`) when it is handed to parquet-rs, and no further slice is handed over while more
- * than one output chunk waits for the main thread's `ack` (its bytes reached the sink). With `writesInPlace`
- * (native engine, local store) no chunk is sent: each file is written into the local file the main thread
- * names for it (`target`), and its `fileDone` carries the file's size and footer.
+ * than one output chunk waits for the main thread's `ack` (its bytes reached the sink). (On the native engine
+ * with a store that has local targets the writer does not use a worker: native-stream.ts.)
  *
  * Besides IPC slices, a stream takes whole Parquet files to pass through (compaction, passthrough.ts): the
  * worker decodes them with its own parquet-wasm one row group at a time (`readParquet(bytes, { rowGroups })`),
@@ -72,12 +71,6 @@ export interface EncoderSettings {
    * The object sink's multipart threshold.
    */
   joinBelowBytes: number;
-  /**
-   * Each file is written by the native engine straight into the local file the main thread names (a
-   * `target` message answers each `fileStart`), not sent as chunks: its `fileDone` carries the file's size
-   * and footer. Set only where the worker runs the native engine and the store has local targets.
-   */
-  writesInPlace?: boolean | undefined;
 }
 
 /** Main thread → worker (`id` names the stream). */
@@ -93,7 +86,6 @@ export type ToEncoder = { id: number } & (
     }
   | { type: "end" }
   | { type: "ack" }
-  | { type: "target"; path: string }
   | { type: "abort" }
   | { type: "whole"; ipc: Uint8Array; settings: EncoderSettings }
   | { type: "memory" }
@@ -107,6 +99,7 @@ export type EncoderEvent =
   | { type: "taken" }
   | { type: "fileStart" }
   | { type: "chunk"; bytes: Uint8Array }
+  /** `written`: a file written in place (native-stream.ts), its size and footer. */
   | { type: "fileDone"; numRows: number; written?: { size: number; footer: Uint8Array } | undefined }
   | { type: "done" }
   | { type: "whole"; bytes: Uint8Array }
@@ -157,12 +150,6 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
       size: number,
       options: { rowGroups: number[]; batchSize: number },
     ) => Batches;
-    writeParquetFile?: (
-      batches: AsyncIterable<WasmBatch>,
-      props: ParquetWasm.WriterProperties,
-      path: string,
-      onWritten: (bytes: number) => void,
-    ) => Promise<{ size: number; footer: Uint8Array }>;
   } = require(wasmEntry);
   /** The native engine (@deltalite/parquet-native): it streams passed-through files and takes async iterables. */
   const native = typeof wasm.readParquetBatches === "function";
@@ -272,8 +259,6 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
     ended = false;
     aborted = false;
     unacked = 0;
-    /** Paths the main thread named for the next files (`writesInPlace`). */
-    readonly targets: string[] = [];
     /** The columns this stream writes PLAIN, once judged here (`EncoderSettings.judge`). */
     plainColumns: readonly string[] | undefined;
     #waiters: (() => void)[] = [];
@@ -527,18 +512,6 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
         throw error;
       }
     }
-    if (settings.writesInPlace) {
-      const writeFile = wasm.writeParquetFile;
-      if (writeFile === undefined) throw new Error("this Parquet engine cannot write a file in place");
-      await stream.until(() => stream.targets.length > 0);
-      const path = stream.targets.shift() as string;
-      const written = await writeFile(fileBatches(), properties(settings, plainColumns), path, (total) => {
-        bytes = total;
-      });
-      if (inputFailure !== undefined) throw inputFailure;
-      stream.post({ type: "fileDone", numRows, written }, [written.footer.buffer as ArrayBuffer]);
-      return;
-    }
     // The native engine takes a third argument (parquet-wasm takes two, and ignores it).
     const transform = wasm.transformParquetStream as (
       ...args: [...Parameters<typeof wasm.transformParquetStream>, { holdBelowBytes: number }]
@@ -639,7 +612,6 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
       stream.queue.push({ kind: "file", source, rowGroups, batchRows, next: 0, skipRows, row: 0, skipAt: 0 });
     } else if (message.type === "end") stream.ended = true;
     else if (message.type === "ack") stream.unacked--;
-    else if (message.type === "target") stream.targets.push(message.path);
     else if (message.type === "abort") stream.aborted = true;
     stream.wake();
   });

@@ -1,7 +1,7 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
 export { judgedFields, plainColumns } from "./dictionary-policy.js";
-export { encoderWasmMemoryBytes, startEncoderWorker } from "./encoder-pool.js";
+export { encoderWasmMemoryBytes } from "./encoder-pool.js";
 export {
   DEFAULT_CODEC,
   DEFAULT_CREATED_BY,
@@ -17,6 +17,7 @@ export {
 export {
   FOOTER_PARSERS,
   parquetFileStream,
+  startEncoderFor,
   type WriterInput,
   type WrittenFile,
   writeEmptyParquetFile,

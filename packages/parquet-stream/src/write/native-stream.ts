@@ -70,7 +70,8 @@ export class NativeStreamSession {
 
   /** Starts the stream; `schemaIpc` (an IPC stream of its schema) relabels passed-through files' batches. */
   begin(settings: EncoderSettings, schemaIpc?: Uint8Array): void {
-    if (schemaIpc === undefined) throw new DeltaLiteError("generic", "a native writer stream needs its schema");
+    if (schemaIpc === undefined)
+      throw new DeltaLiteError("generic", "a native writer stream needs its schema");
     const engine = require(parquetEngineEntry()) as NativeEngine;
     const { targetFileSize, maxRowGroupRows, judge } = settings;
     try {

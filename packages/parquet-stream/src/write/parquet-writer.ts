@@ -33,7 +33,7 @@ import {
   MAX_DICTIONARY_DISTINCT_SHARE,
   MIN_SAMPLED_VALUES,
 } from "./dictionary-policy.js";
-import { EncoderSession, encoderFor, encodeWhole } from "./encoder-pool.js";
+import { EncoderSession, encoderFor, encodeWhole, startEncoderWorker } from "./encoder-pool.js";
 import type { EncoderEvent, EncoderSettings } from "./encoder-worker.js";
 import { NativeStreamSession } from "./native-stream.js";
 import { ObjectSink } from "./object-sink.js";
@@ -64,11 +64,7 @@ export const FOOTER_PARSERS: Partial<ParquetParsers> = {
   dateFromDays: (days: number) => days,
 };
 
-function encoderSettings(
-  options: ResolvedWriteOptions,
-  dictionary: DictionaryPolicy,
-  writesInPlace = false,
-): EncoderSettings {
+function encoderSettings(options: ResolvedWriteOptions, dictionary: DictionaryPolicy): EncoderSettings {
   const inWorker = dictionary.judgedInWorker;
   const judge = inWorker
     ? {
@@ -80,7 +76,6 @@ function encoderSettings(
       }
     : undefined;
   return {
-    writesInPlace,
     judge,
     codec: options.codec,
     maxRowGroupRows: options.maxRowGroupRows,
@@ -113,18 +108,18 @@ async function parseFooter(
 }
 
 /**
- * The file being written: its key and the sink its bytes stream into, or the local file the worker writes
- * in place (`writesInPlace`).
+ * The file being written: its key and the sink its bytes stream into, or the local file the native engine's
+ * stream writes in place (`writesInPlace`).
  */
 type OpenFile =
   | { key: string; sink: ObjectSink; target?: undefined }
   | { key: string; target: LocalFileTarget };
 
 /**
- * Whether the worker writes each file straight into the store's local file: the native engine writes it
- * there, so its bytes are neither copied into JavaScript nor passed between threads (uniform 1M upsert:
- * the copies into JavaScript buffers and the writer's own output buffer were ~20% of the encoder workers'
- * samples, merge-engine BENCHMARKS.md, session 19).
+ * Whether each file is written straight into the store's local file by the native engine's stream on the
+ * libuv pool (native-stream.ts), so its bytes are neither copied into JavaScript nor passed between threads
+ * (uniform 1M upsert: those copies were ~20% of the encoder workers' samples, merge-engine BENCHMARKS.md,
+ * session 19), and no worker runs.
  */
 function writesInPlace(store: ObjectStore): boolean {
   return store.localTarget !== undefined && parquetEngineName() === "native";
@@ -133,13 +128,12 @@ function writesInPlace(store: ObjectStore): boolean {
 async function openFile(
   store: ObjectStore,
   options: ResolvedWriteOptions,
-  session: WriterSession,
-  inPlace: boolean,
+  inPlace: NativeStreamSession | undefined,
 ): Promise<OpenFile> {
   const key = options.nextKey();
   if (inPlace && store.localTarget) {
     const target = await store.localTarget(key, { signal: options.signal });
-    session.target(target.path);
+    inPlace.target(target.path);
     return { key, target };
   }
   const sink = new ObjectSink(store, key, {
@@ -203,7 +197,7 @@ async function abandon(file: OpenFile | undefined, reason: unknown): Promise<voi
 /** A stream's encoder: a worker's session, or the native engine's stream on the pool (native-stream.ts). */
 type WriterSession = Pick<
   EncoderSession,
-  "begin" | "send" | "sendFile" | "end" | "target" | "ack" | "fail" | "close"
+  "begin" | "send" | "sendFile" | "end" | "ack" | "fail" | "close"
 > & { next(): Promise<EncoderEvent> };
 
 /**
@@ -269,25 +263,18 @@ export async function* parquetFileStream(
   };
   const dictionary = new DictionaryPolicy(options.plainColumns);
   const slices = encoderSlices(dictionary.observe(batches), resolved.schema, limits, signal);
-  const inPlace = writesInPlace(store);
-  const session: WriterSession = inPlace
-    ? new NativeStreamSession()
-    : new EncoderSession(encoderFor(options.spreadEncoders === true));
+  const inPlace = writesInPlace(store) ? new NativeStreamSession() : undefined;
+  const session: WriterSession = inPlace ?? new EncoderSession(encoderFor(options.spreadEncoders === true));
   const onAbort = () => session.fail(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const feeding = feed(
-    session,
-    slices,
-    () => encoderSettings(resolved, dictionary, inPlace),
-    resolved.schema,
-  );
+  const feeding = feed(session, slices, () => encoderSettings(resolved, dictionary), resolved.schema);
   let current: OpenFile | undefined;
   let key: string | undefined;
   let clean = false;
   try {
     for (let event = await session.next(); event.type !== "done"; event = await session.next()) {
       if (event.type === "fileStart") {
-        current = await openFile(store, resolved, session, inPlace);
+        current = await openFile(store, resolved, inPlace);
         key = current.key;
       } else if (event.type === "chunk") {
         if (current?.target !== undefined)
@@ -316,6 +303,14 @@ export async function* parquetFileStream(
     session.close();
     await feeding;
   }
+}
+
+/**
+ * Starts what writes to `store` encode with, so that its start overlaps a write's planning and reads: the
+ * encoder worker, unless the native engine writes the files in place on the libuv pool (nothing to start).
+ */
+export function startEncoderFor(store: ObjectStore): void {
+  if (!writesInPlace(store)) startEncoderWorker();
 }
 
 /** Writes `batches` into Parquet objects and returns them all once the last one is complete. */
