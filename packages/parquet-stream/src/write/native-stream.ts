@@ -2,8 +2,9 @@
  * The main thread's side of a writer stream the native engine encodes on the libuv thread pool into the
  * store's local files (parquet-native `openWriterStream`, its stream.rs): used instead of an encoder worker
  * where the engine is native and the store has local targets. It offers the encoder session's surface
- * (encoder-pool.ts), so the writer drives either alike: inputs go out under the same credit
- * (MAX_QUEUED_SLICES), each input's `onTaken` runs once the stream has consumed it, and the same events come
+ * (encoder-pool.ts), so the writer drives either alike: slices go out under the same credit
+ * (MAX_QUEUED_SLICES), files to pass through under a larger one (MAX_QUEUED_FILES), each input's `onTaken`
+ * runs once the stream has consumed it, and the same events come
  * back (`fileStart`, answered by `target`; `fileDone` with the file's size and footer; `done`). No worker
  * thread, no JavaScript per batch, and the streams of an upsert's partitions encode side by side on the pool
  * (merge-engine BENCHMARKS.md, session 24).
@@ -17,6 +18,14 @@ import { type EncoderEvent, type EncoderSettings, writerProperties } from "./enc
 import type { PassthroughSource } from "./passthrough-unit.js";
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Files to pass through queued on one stream and not yet decoded. A file queued holds nothing but its name
+ * (or bytes its caller already holds, under its permit); with the slices' credit of 2 the stream ran dry
+ * between files and waited for the main thread to queue the next: uniform 1M upsert, 3 pairs, 1,274 ->
+ * 1,146 ms at 16 (merge-engine BENCHMARKS.md, session 24).
+ */
+export const MAX_QUEUED_FILES = 16;
 
 /** The addon's writer stream (parquet-native engine.d.cts `NativeWriterStream`). */
 interface WriterStream {
@@ -47,6 +56,9 @@ type NativeEngine = typeof ParquetWasm & {
 /** What a writer reads of a session's events. */
 type Event = Extract<EncoderEvent, { type: "fileStart" | "fileDone" | "done" }>;
 
+/** An input pushed and not yet consumed: its kind (whose credit it holds), and what to run once it is taken. */
+type Queued = { kind: "slice" | "file"; onTaken?: (() => void) | undefined };
+
 function failure(error: unknown): DeltaLiteError {
   const message = error instanceof Error ? error.message : String(error);
   return new DeltaLiteError("generic", `parquet encoder failed: ${message}`, { cause: error });
@@ -57,9 +69,9 @@ export class NativeStreamSession {
   #stream: WriterStream | undefined;
   #events: Event[] = [];
   #failure: unknown;
-  #credit = MAX_QUEUED_SLICES;
-  /** What to run as each input pushed and not yet consumed is taken, in pushing order. */
-  #onTaken: ((() => void) | undefined)[] = [];
+  #credit = { slice: MAX_QUEUED_SLICES, file: MAX_QUEUED_FILES };
+  /** Each input pushed and not yet consumed, in pushing order: its kind, and what to run once it is taken. */
+  #queued: Queued[] = [];
   /** An input (or the end) arrived since the stream last ran. */
   #pushed = false;
   #ended = false;
@@ -89,8 +101,8 @@ export class NativeStreamSession {
 
   /** Queues one slice (an IPC stream), first waiting for credit. */
   async send(ipc: Uint8Array): Promise<void> {
-    await this.#until(() => this.#credit > 0);
-    this.#push({ ipc }, undefined);
+    await this.#until(() => this.#credit.slice > 0);
+    this.#push({ ipc }, { kind: "slice" });
   }
 
   /**
@@ -107,14 +119,14 @@ export class NativeStreamSession {
     onTaken: () => void,
   ): Promise<void> {
     try {
-      await this.#until(() => this.#credit > 0);
+      await this.#until(() => this.#credit.file > 0);
     } catch (error) {
       onTaken();
       throw error;
     }
     const { source, rowGroups, batchRows, skipRows } = file;
     const from = "bytes" in source ? { bytes: source.bytes } : { path: source.path, size: source.size };
-    this.#push({ ...from, rowGroups, batchRows, skipRows }, onTaken);
+    this.#push({ ...from, rowGroups, batchRows, skipRows }, { kind: "file", onTaken });
   }
 
   end(): void {
@@ -153,9 +165,9 @@ export class NativeStreamSession {
     if (!this.#finished) this.#stream?.abort();
   }
 
-  #push(input: Parameters<WriterStream["push"]>[0], onTaken: (() => void) | undefined): void {
-    this.#credit--;
-    this.#onTaken.push(onTaken);
+  #push(input: Parameters<WriterStream["push"]>[0], queued: Queued): void {
+    this.#credit[queued.kind]--;
+    this.#queued.push(queued);
     try {
       this.#stream?.push(input);
     } catch (error) {
@@ -200,9 +212,9 @@ export class NativeStreamSession {
   }
 
   #taken(count: number): void {
-    for (let i = 0; i < count; i++) {
-      this.#credit++;
-      this.#onTaken.shift()?.();
+    for (const { kind, onTaken } of this.#queued.splice(0, count)) {
+      this.#credit[kind]++;
+      onTaken?.();
     }
     if (count > 0) this.#notify();
   }
@@ -214,7 +226,7 @@ export class NativeStreamSession {
 
   /** Runs every pending `onTaken` (the stream will not consume those inputs any more). */
   #releaseInputs(): void {
-    for (const onTaken of this.#onTaken.splice(0)) onTaken?.();
+    for (const { onTaken } of this.#queued.splice(0)) onTaken?.();
   }
 
   async #until(ready: () => boolean): Promise<void> {
