@@ -26,6 +26,7 @@ import {
   type PutResult,
 } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { parquetEngineEntry, parquetEngineName } from "../src/engine.js";
 import {
@@ -163,6 +164,87 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
     if (inPlace) expect(directFilesOpened() - before).toBe(direct ? there.length : 0);
     expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort());
   });
+
+  it.skipIf(!inPlace)(
+    "passed-through files (from their paths, rows skipped, the dictionary judged on their sample): the worker's bytes",
+    async () => {
+      // One source file of 10,000 rows in row groups of 3,000, on disk for the stream and as bytes for the worker.
+      const memory = new InMemoryStore();
+      const [source] = await writeParquetFiles(memory, sequenceTable(0, 10_000, 12).batches, {
+        schema,
+        nextKey: () => "in.parquet",
+        maxRowGroupRows: 3000,
+        codec: "zstd",
+      });
+      const bytes = await memory.get("in.parquet");
+      const metadata = (source as WrittenFile).metadata;
+      const dir = scratch();
+      const path = join(dir, "in.parquet");
+      writeFileSync(path, bytes);
+      const written = async (store: LocalFileStore | InMemoryStore, from: "path" | "bytes", knobs: Knobs) => {
+        const unit = (skip: number[]) =>
+          passthroughOf(
+            from === "path" ? { path, size: bytes.byteLength } : { bytes: new Uint8Array(bytes) },
+            metadata,
+            () => undefined,
+            skip.length > 0 ? Int32Array.from(skip) : undefined,
+            undefined,
+            { batchRows: knobs.judgeRows },
+          );
+        const batch = sequenceTable(20_000, knobs.batchRows, 12).batches[0] as RecordBatch;
+        const inputs = knobs.unitFirst
+          ? [unit(knobs.skip), batch, unit(knobs.skipAgain)]
+          : [batch, unit(knobs.skip), unit(knobs.skipAgain)];
+        let n = 0;
+        const files = await writeParquetFiles(store, inputs, {
+          schema,
+          nextKey: () => `out/${n++}.parquet`,
+          maxRowGroupRows: knobs.rowGroupRows,
+          targetFileSize: knobs.targetFileSize,
+        });
+        const contents = [];
+        for (const file of files) contents.push(Buffer.from(await store.get(file.key)));
+        return { files: files.map(({ key, size, numRows }) => ({ key, size, numRows })), contents };
+      };
+      type Knobs = {
+        skip: number[];
+        skipAgain: number[];
+        judgeRows: number;
+        rowGroupRows: number;
+        targetFileSize: number;
+        batchRows: number;
+        unitFirst: boolean;
+      };
+      const skips = fc
+        .uniqueArray(fc.integer({ min: 0, max: 9999 }), { maxLength: 300 })
+        .map((rows) => rows.sort((a, b) => a - b));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            skip: fc.oneof(skips, fc.constant(Array.from({ length: 3200 }, (_, i) => i))),
+            skipAgain: skips,
+            judgeRows: fc.integer({ min: 100, max: 4000 }),
+            rowGroupRows: fc.integer({ min: 500, max: 6000 }),
+            targetFileSize: fc.integer({ min: 20_000, max: 400_000 }),
+            batchRows: fc.integer({ min: 1, max: 5000 }),
+            unitFirst: fc.boolean(),
+          }),
+          async (knobs) => {
+            const inPlaceFiles = await written(
+              new LocalFileStore(join(dir, `t${Math.random()}`)),
+              "path",
+              knobs,
+            );
+            const workerFiles = await written(new InMemoryStore(), "bytes", knobs);
+            expect(inPlaceFiles.files).toEqual(workerFiles.files);
+            for (const [i, content] of inPlaceFiles.contents.entries())
+              expect(content.equals(workerFiles.contents[i] as Buffer)).toBe(true);
+          },
+        ),
+        { numRuns: 20 },
+      );
+    },
+  );
 
   it("an encoder failure mid-write leaves the files before it whole and nothing of the one it was writing", async () => {
     const dir = scratch();
