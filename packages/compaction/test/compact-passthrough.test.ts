@@ -9,8 +9,8 @@
  */
 import { cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { Snapshot } from "@deltalite/delta-log";
 import { writeExistingTable, writeNewTable } from "@deltalite/data-files";
+import { Snapshot } from "@deltalite/delta-log";
 import { LocalFileStore } from "@deltalite/object-store";
 import { readParquetFooter } from "@deltalite/parquet-stream";
 import {
