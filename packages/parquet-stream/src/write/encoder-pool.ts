@@ -19,6 +19,7 @@ import {
   type ToEncoder,
 } from "./encoder-worker.js";
 import type { PassthroughSource } from "./passthrough-unit.js";
+import { Waits } from "./waits.js";
 
 /** Slices of one stream sent to the worker and not yet handed to parquet-rs. */
 export const MAX_QUEUED_SLICES = 2;
@@ -121,7 +122,7 @@ export class EncoderSession {
   /** What to run as each input sent and not yet consumed is taken by the worker, in sending order. */
   #onTaken: ((() => void) | undefined)[] = [];
   /** The producer (waiting for credit) and the consumer (waiting for events) may both wait at once. */
-  #waiters: (() => void)[] = [];
+  #waits = new Waits();
   #closed = false;
   constructor(on: SharedEncoder = encoder()) {
     this.#encoder = on;
@@ -225,20 +226,12 @@ export class EncoderSession {
     for (const onTaken of this.#onTaken.splice(0)) onTaken?.();
   }
 
-  async #until(ready: () => boolean): Promise<void> {
-    for (;;) {
-      if (this.#failure !== undefined) throw this.#failure;
-      if (ready()) return;
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-      });
-    }
+  #until(ready: () => boolean): Promise<void> {
+    return this.#waits.until(ready, () => this.#failure);
   }
 
   #notify(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const resolve of waiters) resolve();
+    this.#waits.notify();
   }
 }
 

@@ -16,6 +16,7 @@ import { parquetEngineEntry } from "../engine.js";
 import { MAX_QUEUED_SLICES } from "./encoder-pool.js";
 import { type EncoderEvent, type EncoderSettings, writerProperties } from "./encoder-worker.js";
 import type { PassthroughSource } from "./passthrough-unit.js";
+import { Waits } from "./waits.js";
 
 const require = createRequire(import.meta.url);
 
@@ -78,7 +79,7 @@ export class NativeStreamSession {
   #target: string | undefined;
   #finished = false;
   /** The producer, the consumer and the stream's driver may all wait at once. */
-  #waiters: (() => void)[] = [];
+  #waits = new Waits();
 
   /** Starts the stream; `schemaIpc` (an IPC stream of its schema) relabels passed-through files' batches. */
   begin(settings: EncoderSettings, schemaIpc?: Uint8Array): void {
@@ -229,19 +230,11 @@ export class NativeStreamSession {
     for (const { onTaken } of this.#queued.splice(0)) onTaken?.();
   }
 
-  async #until(ready: () => boolean): Promise<void> {
-    for (;;) {
-      if (this.#failure !== undefined) throw this.#failure;
-      if (ready()) return;
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-      });
-    }
+  #until(ready: () => boolean): Promise<void> {
+    return this.#waits.until(ready, () => this.#failure);
   }
 
   #notify(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const resolve of waiters) resolve();
+    this.#waits.notify();
   }
 }
