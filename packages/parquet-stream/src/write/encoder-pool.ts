@@ -21,6 +21,14 @@ import {
 import type { PassthroughSource } from "./passthrough-unit.js";
 import { Waits } from "./waits.js";
 
+/** A whole Parquet file a session passes through: its row groups, read in batches of `batchRows`, less `skipRows`. */
+export interface FileToPassThrough {
+  source: PassthroughSource;
+  rowGroups: number[];
+  batchRows: number;
+  skipRows?: Int32Array | undefined;
+}
+
 /** Slices of one stream sent to the worker and not yet handed to parquet-rs. */
 export const MAX_QUEUED_SLICES = 2;
 
@@ -157,15 +165,7 @@ export class EncoderSession {
    * waiting for credit; `onTaken` runs once the worker decoded its last row group, or when the session fails
    * or closes.
    */
-  async sendFile(
-    file: {
-      source: PassthroughSource;
-      rowGroups: number[];
-      batchRows: number;
-      skipRows?: Int32Array | undefined;
-    },
-    onTaken: () => void,
-  ): Promise<void> {
+  async sendFile(file: FileToPassThrough, onTaken: () => void): Promise<void> {
     try {
       await this.#until(() => this.#credit > 0);
     } catch (error) {

@@ -13,9 +13,8 @@ import { createRequire } from "node:module";
 import { DeltaLiteError } from "@deltalite/errors";
 import type * as ParquetWasm from "parquet-wasm";
 import { parquetEngineEntry } from "../engine.js";
-import { MAX_QUEUED_SLICES } from "./encoder-pool.js";
+import { type FileToPassThrough, MAX_QUEUED_SLICES } from "./encoder-pool.js";
 import { type EncoderEvent, type EncoderSettings, writerProperties } from "./encoder-worker.js";
-import type { PassthroughSource } from "./passthrough-unit.js";
 import { Waits } from "./waits.js";
 
 const require = createRequire(import.meta.url);
@@ -110,15 +109,7 @@ export class NativeStreamSession {
    * Queues a whole Parquet file to pass through, first waiting for credit; `onTaken` runs once the stream
    * decoded its last batch, or when the session fails or closes.
    */
-  async sendFile(
-    file: {
-      source: PassthroughSource;
-      rowGroups: number[];
-      batchRows: number;
-      skipRows?: Int32Array | undefined;
-    },
-    onTaken: () => void,
-  ): Promise<void> {
+  async sendFile(file: FileToPassThrough, onTaken: () => void): Promise<void> {
     try {
       await this.#until(() => this.#credit.file > 0);
     } catch (error) {
