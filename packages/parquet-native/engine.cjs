@@ -176,10 +176,11 @@ function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, 
  * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`: `{ present,
  * leaf, binary, rows, chunkBytes, uncompressedBytes }` (the last three per row group), read from its footer on
  * the libuv thread pool; rejected when the column is there but is not a byte-array leaf `hashFileColumnValues`
- * serves.
+ * serves. Given seed words, also `first`: the first row group's hashes under that seed, decoded with the same
+ * footer (absent when that decode fails).
  */
-function fileColumnLayout(path, size, column) {
-  return native().fileColumnLayout(path, size, column);
+function fileColumnLayout(path, size, column, seedLo, seedHi) {
+  return native().fileColumnLayout(path, size, column, seedLo, seedHi);
 }
 
 /** `hashColumnValues` of the local file at `path` (refused unless `size` bytes long), read on the pool. */

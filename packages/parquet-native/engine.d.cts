@@ -156,16 +156,21 @@ export interface FileColumnLayout {
   rows: number[];
   chunkBytes: number[];
   uncompressedBytes: number[];
+  /** Asked for with seed words: the first row group's hashes (no values); absent when its decode failed. */
+  first?: Awaited<ReturnType<typeof hashColumnValues>> | null;
 }
 /**
  * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, read from
  * its footer on the libuv thread pool; rejected when the column is there but is not a byte-array leaf that
- * `hashFileColumnValues` serves (nested, repeated, another type).
+ * `hashFileColumnValues` serves (nested, repeated, another type). Given `seedLo` and `seedHi`, the first row
+ * group's hashes under that seed come too (`first`), decoded with the same footer.
  */
 export declare function fileColumnLayout(
   path: string,
   size: number,
   column: string,
+  seedLo?: number,
+  seedHi?: number,
 ): Promise<FileColumnLayout>;
 /** `hashColumnValues` of leaf `leaf` in row group `rowGroup` of the local file at `path`, read on the pool. */
 export declare function hashFileColumnValues(

@@ -9,12 +9,14 @@
  * of a local table) gives the same answers, under the reader's admission. On parquet-wasm there are no
  * native hashes, and both say so.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalFileStore } from "@deltalite/object-store";
 import {
   type ColumnValueHashes,
+  FIRST_WITH_LAYOUT_MAX_BYTES,
   openLocalColumnHashes,
   openParquetReader,
   parquetEngineName,
@@ -102,16 +104,22 @@ describe("native value hashes equal the JavaScript key hashes", () => {
           const local = await openLocalColumnHashes(store.localPath(key), file?.size ?? 0, "k");
           expect(local === undefined).toBe(parquetEngineName() !== "native");
           expect(local?.numRowGroups ?? reader.numRowGroups).toBe(reader.numRowGroups);
+          // Opened with the first row group's hashes asked ahead (the probe's way): the same answers.
+          const first = { seed: KEY_HASH_SEED, rows: values.length };
+          const ahead = await openLocalColumnHashes(store.localPath(key), file?.size ?? 0, "k", { first });
+          expect(ahead?.numRowGroups).toBe(local?.numRowGroups);
           let group = 0;
           for await (const part of reader.readRowGroups({ columns: ["k"] })) {
             const withValues = group % 2 === 1;
             const fromPath = await local?.valueHashes(group, KEY_HASH_SEED, withValues);
+            const fromAhead = await ahead?.valueHashes(group, KEY_HASH_SEED, withValues);
             const got = await reader.valueHashes(group++, "k", KEY_HASH_SEED, undefined, withValues);
             if (parquetEngineName() !== "native") {
               expect(got).toBeUndefined();
               continue;
             }
             expect(comparableHashes(fromPath)).toEqual(comparableHashes(got));
+            expect(comparableHashes(fromAhead)).toEqual(comparableHashes(got));
             const keys = encodeKeys(part, ["k"]);
             expect([...(got?.hashWords ?? [])]).toEqual([...keys.hashWords.subarray(0, 2 * keys.length)]);
             const flags = Array.from({ length: keys.length }, (_, i) => (keys.isNullKey(i) ? 1 : 0));
@@ -200,6 +208,69 @@ describe("native value hashes equal the JavaScript key hashes", () => {
       expect(asked[1]?.[1]).toBe(9 * 300 + reader.uncompressedBytes(g, ["k"]) + 4 * 301);
       expect(held).toBe(0);
     }
+    // The first row group asked ahead: hashed in the layout's call, admitted then (the whole file as its
+    // fetch, 9 bytes per row the Add counts as its decode), and handed out once without another call.
+    asked.length = 0;
+    const first = { seed: KEY_HASH_SEED, rows: 900 };
+    const ahead = await openLocalColumnHashes(store.localPath("admitted.parquet"), size, "k", {
+      admission,
+      first,
+    });
+    expect(asked).toEqual([
+      ["fetch", size],
+      ["decode", 9 * 900],
+    ]);
+    expect(held).toBe(0);
+    asked.length = 0;
+    const given = await ahead?.valueHashes(0, KEY_HASH_SEED);
+    expect(asked).toEqual([]);
+    expect([...(given?.hashWords ?? [])]).toEqual([
+      ...((await local?.valueHashes(0, KEY_HASH_SEED))?.hashWords ?? []),
+    ]);
+    asked.length = 0;
+    const again = await ahead?.valueHashes(0, KEY_HASH_SEED);
+    expect(asked.map(([what]) => what)).toEqual(["fetch", "decode"]);
+    expect([...(again?.hashWords ?? [])]).toEqual([...(given?.hashWords ?? [])]);
+    // Under another seed, or with values, row group 0 is hashed again.
+    asked.length = 0;
+    const ahead2 = await openLocalColumnHashes(store.localPath("admitted.parquet"), size, "k", { first });
+    expect((await ahead2?.valueHashes(0, KEY_HASH_SEED, true))?.values).toBeDefined();
+    expect((await ahead2?.valueHashes(0, KEY_HASH_SEED))?.hashWords.length).toBe(600);
     reader.close();
+  });
+
+  it("hashes a file above FIRST_WITH_LAYOUT_MAX_BYTES only when asked, under the chunk's own admission", async () => {
+    if (parquetEngineName() !== "native") return;
+    // Random hex values (snappy finds no repeats in them) in two row groups, past the bound.
+    const rows = 2 * 30_000;
+    const value = () => randomBytes(80).toString("hex");
+    const batch = batchOf({ k: vectorFromArray(Array.from({ length: rows }, () => value())) });
+    const [file] = await writeParquetFiles(store, [batch], {
+      schema: batch.schema,
+      nextKey: () => "large.parquet",
+      maxRowGroupRows: rows / 2,
+      plainColumns: ["k"],
+    });
+    const size = file?.size ?? 0;
+    expect(size).toBeGreaterThan(FIRST_WITH_LAYOUT_MAX_BYTES);
+    const asked: string[] = [];
+    const admission = {
+      admitFetch: async () => {
+        asked.push("fetch");
+        return () => undefined;
+      },
+      admitDecode: async () => {
+        asked.push("decode");
+        return () => undefined;
+      },
+    };
+    const first = { seed: KEY_HASH_SEED, rows };
+    const local = await openLocalColumnHashes(store.localPath("large.parquet"), size, "k", {
+      admission,
+      first,
+    });
+    expect(asked).toEqual([]);
+    expect((await local?.valueHashes(0, KEY_HASH_SEED))?.hashWords.length).toBe(rows);
+    expect(asked).toEqual(["fetch", "decode"]);
   });
 });

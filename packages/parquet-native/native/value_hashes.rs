@@ -116,7 +116,8 @@ impl Task for HashValues {
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        hashed_leaf(|| Ok(self.sparse_file()), self.row_group, self.leaf, self.seed, self.with_values)
+        let (row_group, leaf) = (self.row_group, self.leaf);
+        hashed_leaf(|| Ok(self.sparse_file()), |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)
     }
 
     fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {
@@ -124,17 +125,15 @@ impl Task for HashValues {
     }
 }
 
-/// Leaf `leaf` of row group `row_group` of the file `open` gives, decoded and hashed (a panic of parquet-rs
-/// is an error).
+/// The column `decode` takes from the file `open` gives, hashed (a panic of parquet-rs is an error).
 fn hashed_leaf<T: ChunkReader + 'static>(
     open: impl FnOnce() -> Result<T>,
-    row_group: u32,
-    leaf: u32,
+    decode: impl FnOnce(T) -> Result<ArrayRef>,
     seed: u64,
     with_values: bool,
 ) -> Result<Hashed> {
     let run = std::panic::AssertUnwindSafe(|| {
-        let column = decode_leaf(open()?, row_group, leaf)?;
+        let column = decode(open()?)?;
         let (rows, hashes, nulls) = hash_values(&column, seed)?;
         let values = if with_values { values_of(&column) } else { None };
         Ok((rows, hashes, nulls, values))
@@ -173,11 +172,25 @@ pub fn hash_column_values(
     Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values }))
 }
 
-fn decode_leaf<T: ChunkReader + 'static>(file: T, row_group: u32, leaf: u32) -> Result<ArrayRef> {
-    // The Parquet types alone: a footer's `ARROW:schema` could ask for dictionary or view arrays, and only
-    // the values' bytes are wanted here.
+/// A file's footer as the hashes read it: the Parquet types alone (a footer's `ARROW:schema` could ask for
+/// dictionary or view arrays, and only the values' bytes are wanted here).
+fn hashing_metadata<T: ChunkReader>(file: &T) -> Result<ArrowReaderMetadata> {
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-    let metadata = ArrowReaderMetadata::load(&file, options).map_err(failure)?;
+    ArrowReaderMetadata::load(file, options).map_err(failure)
+}
+
+fn decode_leaf<T: ChunkReader + 'static>(file: T, row_group: u32, leaf: u32) -> Result<ArrayRef> {
+    let metadata = hashing_metadata(&file)?;
+    decode_leaf_with(file, metadata, row_group, leaf)
+}
+
+/// `decode_leaf` of a file whose footer is already parsed (`metadata`, from `hashing_metadata`).
+fn decode_leaf_with<T: ChunkReader + 'static>(
+    file: T,
+    metadata: ArrowReaderMetadata,
+    row_group: u32,
+    leaf: u32,
+) -> Result<ArrayRef> {
     let parquet = metadata.metadata();
     if row_group as usize >= parquet.num_row_groups() {
         return Err(Error::from_reason(format!(
@@ -277,28 +290,41 @@ pub struct FileColumnLayout {
     pub rows: Vec<f64>,
     pub chunk_bytes: Vec<f64>,
     pub uncompressed_bytes: Vec<f64>,
+    /// Asked for with a seed: the first row group's hashes (no values), read with the same footer; absent
+    /// when not asked for, when the column is absent or has no row group, or when that decode failed (the
+    /// caller then asks `hashFileColumnValues`, which says why).
+    pub first: Option<ValueHashes>,
 }
 
-/// The layout of column `column` of the local file at `path` (`size` bytes), read on the pool.
+/// The layout of column `column` of the local file at `path` (`size` bytes), read on the pool, and with
+/// `first_seed` the first row group's hashes under it.
 pub struct ColumnLayout {
     path: String,
     size: f64,
     column: String,
+    first_seed: Option<u64>,
 }
 
 impl Task for ColumnLayout {
-    type Output = FileColumnLayout;
+    type Output = (FileColumnLayout, Option<Hashed>);
     type JsValue = FileColumnLayout;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let file = crate::read::open_local_file(&self.path, self.size)?;
-        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-        let metadata = ArrowReaderMetadata::load(&file, options).map_err(failure)?;
-        column_layout(metadata.metadata(), &self.column)
+        let metadata = hashing_metadata(&file)?;
+        let layout = column_layout(metadata.metadata(), &self.column)?;
+        let first = match self.first_seed {
+            Some(seed) if layout.present && !layout.rows.is_empty() => {
+                let leaf = layout.leaf;
+                hashed_leaf(|| Ok(file), |file| decode_leaf_with(file, metadata, 0, leaf), seed, false).ok()
+            }
+            _ => None,
+        };
+        Ok((layout, first))
     }
 
-    fn resolve(&mut self, _env: Env, layout: Self::Output) -> Result<Self::JsValue> {
-        Ok(layout)
+    fn resolve(&mut self, _env: Env, (layout, first): Self::Output) -> Result<Self::JsValue> {
+        Ok(FileColumnLayout { first: first.map(value_hashes), ..layout })
     }
 }
 
@@ -315,6 +341,7 @@ fn column_layout(parquet: &parquet::file::metadata::ParquetMetaData, column: &st
             rows: Vec::new(),
             chunk_bytes: Vec::new(),
             uncompressed_bytes: Vec::new(),
+            first: None,
         });
     };
     let not_served = || Error::from_reason(format!("column {column} is not a top-level byte-array column"));
@@ -341,15 +368,24 @@ fn column_layout(parquet: &parquet::file::metadata::ParquetMetaData, column: &st
         rows: groups.iter().map(|g| g.num_rows() as f64).collect(),
         chunk_bytes: groups.iter().map(|g| g.column(leaf).compressed_size() as f64).collect(),
         uncompressed_bytes: groups.iter().map(|g| g.column(leaf).uncompressed_size() as f64).collect(),
+        first: None,
     })
 }
 
 /// Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, per row
 /// group, read from its footer off the JavaScript thread; rejected when the column is there but is not a
-/// byte-array leaf the hashes serve.
+/// byte-array leaf the hashes serve. Given a seed (`seed_lo`, `seed_hi`), the first row group's hashes come
+/// too, decoded with the same footer: a probe of a one-row-group file then takes one task, not two.
 #[napi(catch_unwind)]
-pub fn file_column_layout(path: String, size: f64, column: String) -> AsyncTask<ColumnLayout> {
-    AsyncTask::new(ColumnLayout { path, size, column })
+pub fn file_column_layout(
+    path: String,
+    size: f64,
+    column: String,
+    seed_lo: Option<u32>,
+    seed_hi: Option<u32>,
+) -> AsyncTask<ColumnLayout> {
+    let first_seed = seed_lo.zip(seed_hi).map(|(lo, hi)| (u64::from(hi) << 32) | u64::from(lo));
+    AsyncTask::new(ColumnLayout { path, size, column, first_seed })
 }
 
 /// `hashColumnValues` of leaf `leaf` in row group `row_group` of the local file at `path`.
@@ -367,8 +403,9 @@ impl Task for HashFileValues {
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let (path, size) = (&self.path, self.size);
-        hashed_leaf(|| crate::read::open_local_file(path, size), self.row_group, self.leaf, self.seed, self.with_values)
+        let (path, size, row_group, leaf) = (&self.path, self.size, self.row_group, self.leaf);
+        let open = || crate::read::open_local_file(path, size);
+        hashed_leaf(open, |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)
     }
 
     fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {

@@ -317,6 +317,16 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
           const layout = await native.fileColumnLayout(path, size, column);
           const leaf = metadata.schema.slice(1).findIndex((e) => e.name === column);
           expect(layout).toMatchObject({ present: true, leaf, binary });
+          expect(layout.first ?? undefined).toBeUndefined();
+          // Given a seed, the first row group's hashes come with the layout: those of row group 0 by itself.
+          const withFirst = await native.fileColumnLayout(path, size, column, 3, 4);
+          const { first, ...rest } = withFirst;
+          expect(rest).toEqual(layout);
+          const alone = await native.hashFileColumnValues(path, size, 0, leaf, 3, 4, false);
+          expect(first?.rows).toBe(alone.rows);
+          expect(Buffer.from(first?.hashes ?? []).equals(Buffer.from(alone.hashes))).toBe(true);
+          expect(first?.nulls ? [...first.nulls] : null).toEqual(alone.nulls ? [...alone.nulls] : null);
+          expect(first?.values ?? undefined).toBeUndefined();
           expect(layout.rows).toEqual(metadata.row_groups.map((g) => Number(g.num_rows)));
           expect(layout.rows.length).toBe(5);
           for (let g = 0; g < layout.rows.length; g++) {
@@ -351,6 +361,9 @@ describe.skipIf(process.env.DELTALITE_NATIVE_BUILD === "0")(
         // A column the file lacks is absent; nested, repeated or non-byte-array columns are refused, as are a
         // file of another length, a missing file and a non-Parquet file.
         expect((await native.fileColumnLayout(path, size, "no_such_col")).present).toBe(false);
+        expect(
+          (await native.fileColumnLayout(path, size, "no_such_col", 3, 4)).first ?? undefined,
+        ).toBeUndefined();
         for (const column of ["struct_col", "list_col", "int_col", "long_col"]) {
           await expect(native.fileColumnLayout(path, size, column), column).rejects.toThrow(
             /not a top-level/,

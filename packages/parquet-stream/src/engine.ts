@@ -114,12 +114,23 @@ export interface FileColumnLayout {
   rows: number[];
   chunkBytes: number[];
   uncompressedBytes: number[];
+  /** Asked for with seed words: the first row group's hashes (no values); absent when its decode failed. */
+  first?: ValueHashes | null | undefined;
 }
 
 /** The native engine's hashing of a local file's column from its path: its layout, then a row group's hashes. */
 export interface FileValueHasher {
-  /** Rejects when the file is not `size` bytes long, or the column is there but is not one it hashes. */
-  layout(path: string, size: number, column: string): Promise<FileColumnLayout>;
+  /**
+   * Rejects when the file is not `size` bytes long, or the column is there but is not one it hashes. Given
+   * seed words, the first row group's hashes under that seed come too (`first`), read with the same footer.
+   */
+  layout(
+    path: string,
+    size: number,
+    column: string,
+    seedLo?: number,
+    seedHi?: number,
+  ): Promise<FileColumnLayout>;
   hash(
     path: string,
     size: number,

@@ -12,13 +12,16 @@ import type { LiveFileReadContext } from "./live-file.js";
 
 /**
  * Column `column` of `file` hashed in place (module comment): null when the file stores no top-level column
- * of that name, undefined when it cannot be read in place.
+ * of that name, undefined when it cannot be read in place. `firstSeed`: the seed its first row group's hashes
+ * will be asked under, so that a small file whose Add counts its rows has them hashed with its layout
+ * (parquet-stream's openLocalColumnHashes).
  */
 export async function openLocalKeyColumn(
   store: ObjectStore,
   file: FileView,
   column: string,
   context: Pick<LiveFileReadContext, "admission" | "signal">,
+  firstSeed?: bigint,
 ): Promise<LocalColumnHashes | null | undefined> {
   if (store.localPath === undefined) return undefined;
   let path: string;
@@ -27,8 +30,11 @@ export async function openLocalKeyColumn(
   } catch {
     return undefined; // a key the store refuses: openLiveFile says so
   }
+  const rows = file.stats?.numRecords;
+  const counted = typeof rows === "number" && Number.isSafeInteger(rows) && rows >= 0;
   return openLocalColumnHashes(path, file.size, column, {
     admission: context.admission,
     signal: context.signal,
+    first: firstSeed !== undefined && counted ? { seed: firstSeed, rows } : undefined,
   });
 }

@@ -135,7 +135,7 @@ async function probedInPlace(
   collection: HashCollection | undefined,
   hasher: KeyHasher,
 ): Promise<boolean | undefined> {
-  const local = await openLocalKeyColumn(store, file, field.name, context);
+  const local = await openLocalKeyColumn(store, file, field.name, context, KEY_HASH_SEED);
   if (local === undefined) return undefined;
   if (local === null) {
     collection?.commit(); // no non-NULL key at all: an empty set

@@ -13,7 +13,12 @@ export {
   readFooterAndTail,
   readParquetFooter,
 } from "./footer.js";
-export { type LocalColumnHashes, type LocalColumnOptions, openLocalColumnHashes } from "./local-column.js";
+export {
+  FIRST_WITH_LAYOUT_MAX_BYTES,
+  type LocalColumnHashes,
+  type LocalColumnOptions,
+  openLocalColumnHashes,
+} from "./local-column.js";
 export { type ReadObjectsOptions, readParquetObjects } from "./objects.js";
 export {
   type ColumnChunkRange,

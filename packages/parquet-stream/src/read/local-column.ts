@@ -3,11 +3,19 @@
  * path: its footer and chunks are read and decoded off the JavaScript thread, so this thread neither reads the
  * file nor parses its footer (an upsert's probe of a file without a hit). The row groups' hashes are the ones
  * ParquetReader.valueHashes gives for the same file, under the same admission: each chunk's compressed bytes
- * as fetched bytes, and its decode, while the call runs.
+ * as fetched bytes, and its decode, while the call runs. A small file whose first row group's hashes are
+ * asked for ahead (`first`) gets them in the layout's own call: one task on the pool and one footer parse
+ * instead of two, its whole size admitted as the chunk's fetch (the chunk's own size is in the footer).
  */
-import { nativeFileValueHasher } from "../engine.js";
+import { type FileColumnLayout, type FileValueHasher, nativeFileValueHasher } from "../engine.js";
 import type { ReadAdmission, Release } from "./admission.js";
-import { admittedValueHashes, type ColumnValueHashes, seedWords } from "./value-hashes.js";
+import {
+  admittedValueHashes,
+  type ColumnValueHashes,
+  checkedValueHashes,
+  heldBytes,
+  seedWords,
+} from "./value-hashes.js";
 
 /** One column of a local file, hashed a row group at a time. */
 export interface LocalColumnHashes {
@@ -23,9 +31,77 @@ export interface LocalColumnOptions {
   /** Asked before a chunk is read and while it is decoded (the budgets' reader hook). */
   admission?: ReadAdmission | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The seed the first row group's hashes will be asked under, and the file's rows as its Delta Add says
+   * (the decode's admission): a file of at most FIRST_WITH_LAYOUT_MAX_BYTES then has them hashed in the
+   * layout's call (module comment).
+   */
+  first?: { seed: bigint; rows: number } | undefined;
 }
 
+/**
+ * The largest file whose first row group is hashed in the layout's call. Its fetch is admitted as the whole
+ * file, so the bound keeps that over-admission small against the fetch budget (128 MiB by default).
+ */
+export const FIRST_WITH_LAYOUT_MAX_BYTES = 8 * 1024 * 1024;
+
 const admitted: Release = () => undefined;
+
+/** The budgets' hooks, or ones that admit at once. */
+function admitters(options: LocalColumnOptions) {
+  const { admission, signal } = options;
+  return {
+    admitFetch: (bytes: number) => admission?.admitFetch(bytes, signal) ?? Promise.resolve(admitted),
+    admitDecode: (bytes: number) => admission?.admitDecode(bytes, signal) ?? Promise.resolve(admitted),
+  };
+}
+
+/** A file's layout, and its first row group's hashes when they came with it. */
+interface LayoutAnswer {
+  layout: FileColumnLayout;
+  first: ColumnValueHashes | undefined;
+}
+
+/**
+ * The layout of the column; with `options.first` (for a small enough file), its first row group's hashes in
+ * the same call, admitted as that row group's hashing is (the whole file as its fetch). Undefined when the
+ * engine cannot read the file as given.
+ */
+async function layoutOf(
+  hasher: FileValueHasher,
+  path: string,
+  size: number,
+  column: string,
+  options: LocalColumnOptions,
+): Promise<LayoutAnswer | undefined> {
+  const ahead = options.first;
+  if (ahead === undefined || size > FIRST_WITH_LAYOUT_MAX_BYTES) {
+    const layout = await hasher.layout(path, size, column).catch(() => undefined);
+    return layout && { layout, first: undefined };
+  }
+  const { admitFetch, admitDecode } = admitters(options);
+  const [seedLo, seedHi] = seedWords(ahead.seed);
+  const estimate = 9 * ahead.rows;
+  const fetched = await admitFetch(size);
+  let decoded: Release = admitted;
+  try {
+    decoded = await admitDecode(estimate);
+    const layout = await hasher.layout(path, size, column, seedLo, seedHi).catch(() => undefined);
+    if (layout === undefined) return undefined;
+    const rows = layout.rows[0];
+    const call = { rows: rows ?? 0, uncompressedBytes: 0, withValues: false, binary: layout.binary };
+    const first = layout.first && rows !== undefined ? checkedValueHashes(layout.first, call) : undefined;
+    if (first && heldBytes(first) > estimate) {
+      // As admittedValueHashes: never wait while holding; wait for what the call really holds.
+      decoded();
+      decoded = await admitDecode(heldBytes(first));
+    }
+    return { layout, first };
+  } finally {
+    decoded();
+    fetched();
+  }
+}
 
 /**
  * Column `column` of the local file at `path`, which its Delta Add says is `size` bytes long: null when the
@@ -41,17 +117,24 @@ export async function openLocalColumnHashes(
 ): Promise<LocalColumnHashes | null | undefined> {
   const hasher = nativeFileValueHasher();
   if (hasher === undefined || options.signal?.aborted) return undefined;
-  const layout = await hasher.layout(path, size, column).catch(() => undefined);
-  if (layout === undefined) return undefined;
+  const answer = await layoutOf(hasher, path, size, column, options);
+  if (answer === undefined) return undefined;
+  const { layout } = answer;
   if (!layout.present) return null;
-  const { admission, signal } = options;
-  const admitFetch = (bytes: number) => admission?.admitFetch(bytes, signal) ?? Promise.resolve(admitted);
-  const admitDecode = (bytes: number) => admission?.admitDecode(bytes, signal) ?? Promise.resolve(admitted);
+  const { signal } = options;
+  const { admitFetch, admitDecode } = admitters(options);
+  // Handed out once, to the call it was hashed for.
+  let first = answer.first;
   return {
     numRowGroups: layout.rows.length,
     async valueHashes(rowGroup, seed, withValues = false) {
       const rows = layout.rows[rowGroup];
       if (rows === undefined || signal?.aborted) return undefined;
+      if (first !== undefined && rowGroup === 0 && !withValues && seed === options.first?.seed) {
+        const given = first;
+        first = undefined;
+        return given;
+      }
       const [seedLo, seedHi] = seedWords(seed);
       const call = {
         rows,

@@ -39,27 +39,41 @@ export async function admittedValueHashes(
   const estimate = 9 * rows + (withValues ? call.uncompressedBytes + 4 * (rows + 1) : 0);
   let admitted = await admitDecode(estimate);
   try {
-    const out = await hash();
-    if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
-    const values = withValues ? valuesOf(out, rows, call.binary) : undefined;
-    if (withValues && values === undefined) return undefined;
-    const actual = 9 * rows + (values ? values.valueOffsets.byteLength + values.values.byteLength : 0);
+    const given = checkedValueHashes(await hash(), call);
+    if (given === undefined) return undefined;
+    const actual = heldBytes(given);
     if (actual > estimate) {
       // Never wait while holding: give back the estimate, then wait for what the call really holds.
       admitted();
       admitted = await admitDecode(actual);
     }
-    const h = out.hashes;
-    return {
-      hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
-      nulls: out.nulls ?? undefined,
-      values,
-    };
+    return given;
   } catch {
     return undefined; // the native engine could not decode it: the JavaScript reader will say why
   } finally {
     admitted();
   }
+}
+
+/** The bytes a row group's value hashes hold (what its decode admission covers). */
+export function heldBytes(given: ColumnValueHashes): number {
+  const values = given.values;
+  const rows = given.hashWords.length / 2;
+  return 9 * rows + (values ? values.valueOffsets.byteLength + values.values.byteLength : 0);
+}
+
+/** The native engine's answer for `call` as a reader hands it out; undefined when it is out of shape. */
+export function checkedValueHashes(out: ValueHashes, call: ValueHashCall): ColumnValueHashes | undefined {
+  const { rows, withValues } = call;
+  if (out.rows !== rows || out.hashes.byteLength !== 8 * rows) return undefined;
+  const values = withValues ? valuesOf(out, rows, call.binary) : undefined;
+  if (withValues && values === undefined) return undefined;
+  const h = out.hashes;
+  return {
+    hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
+    nulls: out.nulls ?? undefined,
+    values,
+  };
 }
 
 /** XXH64 seed words (lo, hi) of a 64-bit seed. */
