@@ -9,7 +9,7 @@
  * does not load on this platform; everything else then throws. `hashColumnValues` serves a JavaScript
  * reader: the values of a column chunk it fetched, hashed off its thread; `fileColumnLayout` and
  * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
- * `openWriterStream` encodes a writer stream on the libuv thread pool into local files written in place (native
+ * `openWriterStream` encodes a writer stream on the addon's CPU threads into local files written in place (native
  * only; parquet-stream's native-stream.ts); `directFilesOpened` counts the files it wrote around the page cache
  * (Linux O_DIRECT).
  */
@@ -143,7 +143,7 @@ async function* transformParquetStream(batches, props, options = {}) {
 }
 
 /**
- * A writer stream encoded on the libuv thread pool into local files written in place (native only; see the
+ * A writer stream encoded on the addon's CPU threads (native/cpu_pool.rs) into local files written in place (native only; see the
  * addon's stream.rs): `push(input)`, `end()`, `run()` → `{ state, taken }`, `setTarget(path)`,
  * `finishFile()` → `{ size, footer, numRows }`, `abort()`. `schemaIpc` is an IPC stream of the schema
  * passed-through files' batches are relabelled with; `props` as `WriterPropertiesBuilder.build()` gives them;
@@ -175,7 +175,7 @@ function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, 
 /**
  * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`: `{ present,
  * leaf, binary, rows, chunkBytes, uncompressedBytes }` (the last three per row group), read from its footer on
- * the libuv thread pool; rejected when the column is there but is not a byte-array leaf `hashFileColumnValues`
+ * the addon's CPU threads; rejected when the column is there but is not a byte-array leaf `hashFileColumnValues`
  * serves. Given seed words, also `first`: the first row group's hashes under that seed, decoded with the same
  * footer (absent when that decode fails).
  */
@@ -183,7 +183,7 @@ function fileColumnLayout(path, size, column, seedLo, seedHi) {
   return native().fileColumnLayout(path, size, column, seedLo, seedHi);
 }
 
-/** `hashColumnValues` of the local file at `path` (refused unless `size` bytes long), read on the pool. */
+/** `hashColumnValues` of the local file at `path` (refused unless `size` bytes long), read on the addon's CPU threads. */
 function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues = false) {
   return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues);
 }

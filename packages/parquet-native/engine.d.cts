@@ -94,7 +94,7 @@ export interface WriterStreamInput {
   batchRows?: number;
   skipRows?: Int32Array;
 }
-/** A writer stream encoded on the libuv thread pool into local files written in place (the addon's stream.rs). */
+/** A writer stream encoded on the addon's CPU threads into local files written in place (the addon's stream.rs). */
 export interface NativeWriterStream {
   push(input: WriterStreamInput): void;
   end(): void;
@@ -161,7 +161,7 @@ export interface FileColumnLayout {
 }
 /**
  * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, read from
- * its footer on the libuv thread pool; rejected when the column is there but is not a byte-array leaf that
+ * its footer on the addon's CPU threads; rejected when the column is there but is not a byte-array leaf that
  * `hashFileColumnValues` serves (nested, repeated, another type). Given `seedLo` and `seedHi`, the first row
  * group's hashes under that seed come too (`first`), decoded with the same footer.
  */
@@ -172,7 +172,7 @@ export declare function fileColumnLayout(
   seedLo?: number,
   seedHi?: number,
 ): Promise<FileColumnLayout>;
-/** `hashColumnValues` of leaf `leaf` in row group `rowGroup` of the local file at `path`, read on the pool. */
+/** `hashColumnValues` of leaf `leaf` in row group `rowGroup` of the local file at `path`, read on the addon's CPU threads. */
 export declare function hashFileColumnValues(
   path: string,
   size: number,

@@ -176,7 +176,7 @@ describe("compact: passthrough of delta-rs files with nested columns", () => {
 
 /**
  * A local store whose files are not written in place, so its writes go through an encoder worker on either
- * engine (with local targets the native engine encodes on the libuv pool, without a worker: a failure there
+ * engine (with local targets the native engine encodes on its own threads, without a worker: a failure there
  * is parquet-stream's write-in-place.test.ts).
  */
 function encodedByWorker(dir: string): LocalFileStore {

@@ -1,11 +1,11 @@
-//! A writer stream encoded on the libuv thread pool, into local files written in place: the native engine's
-//! counterpart of the encoder worker's stream (parquet-stream `encoder-worker.ts`) for a store with local
-//! targets, with the same file and row-group rules, so both write the same bytes. JavaScript pushes inputs
-//! (`push`: Arrow IPC streams, Parquet files to pass through) and runs the stream (`run`, a pool task) until
+//! A writer stream encoded into local files written in place: the native engine's counterpart of the encoder
+//! worker's stream (parquet-stream `encoder-worker.ts`) for a store with local targets, with the same file and
+//! row-group rules, so both write the same bytes. JavaScript pushes inputs (`push`: Arrow IPC streams, Parquet
+//! files to pass through) and runs the stream (`run`, a task on the addon's CPU threads, `cpu_pool.rs`) until
 //! its queue is empty, it needs the path of a new file (`fileStart`; `setTarget` names it), the file is full,
-//! or the stream has ended; `finishFile` (a pool task) writes the file's footer and syncs it to disk. No
-//! thread of its own and no JavaScript per batch: the partitions of an upsert encode side by side on the pool
-//! (merge-engine BENCHMARKS.md, session 24).
+//! or the stream has ended; `finishFile` (a libuv pool task: it waits on the disk) writes the file's footer
+//! and syncs it to disk. No thread of its own and no JavaScript per batch: the partitions of an upsert encode
+//! side by side (merge-engine BENCHMARKS.md, sessions 24 and 26).
 //!
 //! The rules, as the worker's: a file closes before the next batch once it holds rows and its flushed bytes
 //! reach `targetFileSize`; no batch straddles a `maxRowGroupRows` boundary; with `judge`, the dictionary
@@ -354,9 +354,10 @@ impl NativeWriterStream {
         Ok(())
     }
 
-    #[napi]
-    pub fn run(&self) -> AsyncTask<RunStream> {
-        AsyncTask::new(RunStream { shared: self.shared.clone() })
+    /// Runs the stream on the addon's CPU threads (cpu_pool.rs): resolves with a `StreamRun`.
+    #[napi(ts_return_type = "Promise<StreamRun>")]
+    pub fn run<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        crate::cpu_pool::spawn_cpu_task(env, RunStream { shared: self.shared.clone() })
     }
 
     #[napi]

@@ -5,7 +5,7 @@
 //! them, the values come back too (their offsets from 0 and their bytes, one copy each), so a probe that finds
 //! a source key's hash matches the keys exactly without decoding the column again.
 //! A local file's column is hashed from its path (`fileColumnLayout`, then `hashFileColumnValues` per row
-//! group): the footer and the chunk are read on the pool too, so the probe's JavaScript does no file reads and
+//! group) on the addon's CPU threads (`cpu_pool.rs`): the footer and the chunk are read there too, so the probe's JavaScript does no file reads and
 //! no footer parsing of its own for a file without a hit.
 
 use arrow_array::cast::AsArray;
@@ -169,6 +169,8 @@ pub fn hash_column_values(
     let offsets = offsets.into_iter().map(|o| o as u64).collect();
     let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
     let with_values = with_values.unwrap_or(false);
+    // On libuv's pool, not the addon's CPU threads: the task reads the caller's buffers in place, and an
+    // `AsyncTask` keeps them referenced until the JavaScript thread settles it, whatever happens to the caller.
     Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values }))
 }
 
@@ -377,15 +379,16 @@ fn column_layout(parquet: &parquet::file::metadata::ParquetMetaData, column: &st
 /// byte-array leaf the hashes serve. Given a seed (`seed_lo`, `seed_hi`), the first row group's hashes come
 /// too, decoded with the same footer: a probe of a one-row-group file then takes one task, not two.
 #[napi(catch_unwind)]
-pub fn file_column_layout(
+pub fn file_column_layout<'env>(
+    env: &'env Env,
     path: String,
     size: f64,
     column: String,
     seed_lo: Option<u32>,
     seed_hi: Option<u32>,
-) -> AsyncTask<ColumnLayout> {
+) -> Result<Object<'env>> {
     let first_seed = seed_lo.zip(seed_hi).map(|(lo, hi)| (u64::from(hi) << 32) | u64::from(lo));
-    AsyncTask::new(ColumnLayout { path, size, column, first_seed })
+    crate::cpu_pool::spawn_cpu_task(env, ColumnLayout { path, size, column, first_seed })
 }
 
 /// `hashColumnValues` of leaf `leaf` in row group `row_group` of the local file at `path`.
@@ -416,7 +419,9 @@ impl Task for HashFileValues {
 /// The hashes (and with `with_values` the values) of leaf `leaf` in row group `row_group` of the local file at
 /// `path`, refused unless it is `size` bytes long: its footer and the chunk are read on the pool.
 #[napi(catch_unwind)]
-pub fn hash_file_column_values(
+#[allow(clippy::too_many_arguments)]
+pub fn hash_file_column_values<'env>(
+    env: &'env Env,
     path: String,
     size: f64,
     row_group: u32,
@@ -424,7 +429,8 @@ pub fn hash_file_column_values(
     seed_lo: u32,
     seed_hi: u32,
     with_values: Option<bool>,
-) -> AsyncTask<HashFileValues> {
+) -> Result<Object<'env>> {
     let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
-    AsyncTask::new(HashFileValues { path, size, row_group, leaf, seed, with_values: with_values.unwrap_or(false) })
+    let task = HashFileValues { path, size, row_group, leaf, seed, with_values: with_values.unwrap_or(false) };
+    crate::cpu_pool::spawn_cpu_task(env, task)
 }

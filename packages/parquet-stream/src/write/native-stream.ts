@@ -1,5 +1,5 @@
 /**
- * The main thread's side of a writer stream the native engine encodes on the libuv thread pool into the
+ * The main thread's side of a writer stream the native engine encodes on its own CPU threads into the
  * store's local files (parquet-native `openWriterStream`, its stream.rs): used instead of an encoder worker
  * where the engine is native and the store has local targets. It offers the encoder session's surface
  * (encoder-pool.ts), so the writer drives either alike: slices go out under the same credit

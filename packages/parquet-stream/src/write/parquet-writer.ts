@@ -116,8 +116,8 @@ type OpenFile =
   | { key: string; target: LocalFileTarget };
 
 /**
- * Whether each file is written straight into the store's local file by the native engine's stream on the
- * libuv pool (native-stream.ts), so its bytes are neither copied into JavaScript nor passed between threads
+ * Whether each file is written straight into the store's local file by the native engine's stream on its
+ * own CPU threads (native-stream.ts), so its bytes are neither copied into JavaScript nor passed between threads
  * (uniform 1M upsert: those copies were ~20% of the encoder workers' samples, merge-engine BENCHMARKS.md,
  * session 19), and no worker runs.
  */
@@ -307,7 +307,7 @@ export async function* parquetFileStream(
 
 /**
  * Starts what writes to `store` encode with, so that its start overlaps a write's planning and reads: the
- * encoder worker, unless the native engine writes the files in place on the libuv pool (nothing to start).
+ * encoder worker, unless the native engine writes the files in place on its own threads (nothing to start).
  */
 export function startEncoderFor(store: ObjectStore): void {
   if (!writesInPlace(store)) startEncoderWorker();
