@@ -8,6 +8,7 @@
 //! judges the writer's dictionary policy on a decoded batch (`dictionary_policy.rs`), for the encoder worker.
 
 mod alloc;
+mod large_blocks;
 mod batch;
 mod cpu_pool;
 mod dictionary_policy;
