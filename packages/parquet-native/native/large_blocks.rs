@@ -1,17 +1,18 @@
 //! The addon's large allocations (at least `LARGE_BYTES`): each a mapping of its own, and the freed ones kept
 //! for reuse up to `KEPT_MAX_BYTES` in all, the longest-kept given back first. glibc serves such blocks from
-//! its arenas instead. An upsert decodes and encodes tens of thousands of 0.25–4 MiB pages and column chunks
-//! on several threads (~34,000 at 8M rows with a fixed batch), which fragments the arenas of every thread that
-//! touched them, and that free memory stays in the process: with the blocks here the fixed batch's peak RSS
-//! at 8M fell 359–368 → 287–294 MB, at the same CPU (merge-engine BENCHMARKS.md, session 27). A freed mapping
-//! goes back to the system; the kept ones spare the next block of a like size the page faults of a fresh
-//! mapping (keeping none cost nearly twice the CPU there). Unix only: elsewhere all stays with the system.
+//! its arenas instead. An upsert decodes and encodes thousands of 1–4 MiB pages and column chunks on several
+//! threads (~14,000 at 8M rows with a fixed 10k batch), which fragments the arenas of every thread that
+//! touched them, and that free memory stays in the process. With the blocks here that call's peak RSS fell
+//! 360–374 → ~290–310 MB for ~3–5% more CPU (merge-engine BENCHMARKS.md, session 27). A freed mapping goes
+//! back to the system; the kept ones spare the next block of a like size the page faults of a fresh mapping
+//! (keeping none cost nearly twice the CPU there). From 256 KiB up the peak fell further (~290 MB) but a
+//! recent-shape 1M call took ~6% more CPU instead of ~0–4%. Unix only: elsewhere all stays with the system.
 
 use std::alloc::Layout;
 use std::sync::Mutex;
 
 /// Allocations from this size up get a mapping of their own.
-const LARGE_BYTES: usize = 256 * 1024;
+const LARGE_BYTES: usize = 1024 * 1024;
 /// Freed mappings kept for reuse, in bytes over all of them.
 const KEPT_MAX_BYTES: usize = 32 * 1024 * 1024;
 /// How many freed mappings may be kept.
