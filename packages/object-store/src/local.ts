@@ -5,7 +5,7 @@
  * POSIX has no atomic compare-and-swap on contents, so `{ ifMatch }` answers `not_implemented`.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, read, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, read, readSync, type Stats, statSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
@@ -32,7 +32,10 @@ import type {
  * file, mostly from the page cache). Through `fs/promises` each read is four thread-pool round trips and a
  * FileHandle: 480 ranged reads (an upsert probe of 240 files) took 42–57 ms of CPU that way, 21–30 ms
  * synchronously (medians of 7 rounds, two runs each, tools/bench/object-store/local-reads.mjs). Larger
- * reads stay asynchronous, so the event loop is never held for long.
+ * reads stay asynchronous, so the event loop is never held for long. A HEAD, a listing's sizes and a put's
+ * etag stat synchronously for the same reason: through `fs/promises` each stat waited on the thread pool
+ * behind the upsert's fsyncs (a recent 1M upsert's ~35 stats: CPU 770 → 740 ms, 8 pairs; merge-engine
+ * BENCHMARKS.md, session 27).
  */
 export const SYNC_READ_MAX_BYTES = 1 << 20;
 
@@ -117,7 +120,7 @@ export class LocalFileStore implements ObjectStore {
     const file = this.#path(key);
     throwIfAborted(options.signal, this.root, key);
     try {
-      const stats = await fs.stat(file, { bigint: false });
+      const stats = statSync(file); // synchronous, as a small read is (SYNC_READ_MAX_BYTES)
       if (!stats.isFile()) throw notFound(this.root, key);
       return metaOf(key, stats);
     } catch (error) {
@@ -217,7 +220,7 @@ export class LocalFileStore implements ObjectStore {
     // The object is in place: nothing after this point may report the put as failed (a caller would
     // take a stored commit for a lost one). A temp file left behind is swept by `removeStaleTempFiles`.
     await fs.rm(temp, { force: true }).catch(() => undefined);
-    return { etag: await fs.stat(file).then(etagOf, () => undefined) };
+    return { etag: etagOfPath(file) };
   }
 
   /**
@@ -289,7 +292,7 @@ export class LocalFileStore implements ObjectStore {
       } else if (entry.isFile() && key.startsWith(prefix)) {
         if (startAfter !== undefined && compareUtf8(key, startAfter) <= 0) continue;
         try {
-          out.push(metaOf(key, await fs.stat(path.join(this.#dir, ...key.split("/")))));
+          out.push(metaOf(key, statSync(path.join(this.#dir, ...key.split("/")))));
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw this.#mapError(error, key);
         }
@@ -333,6 +336,15 @@ export class LocalFileStore implements ObjectStore {
           cause: error,
         });
     }
+  }
+}
+
+/** The etag of the file at `file` now, or undefined when it cannot be read. */
+function etagOfPath(file: string): string | undefined {
+  try {
+    return etagOf(statSync(file));
+  } catch {
+    return undefined;
   }
 }
 
