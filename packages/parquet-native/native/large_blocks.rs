@@ -3,10 +3,10 @@
 //! its arenas instead. An upsert decodes and encodes thousands of 1–4 MiB pages and column chunks on several
 //! threads (~14,000 at 8M rows with a fixed 10k batch), which fragments the arenas of every thread that
 //! touched them, and that free memory stays in the process. With the blocks here that call's peak RSS fell
-//! 360–374 → ~290–310 MB for ~3–5% more CPU (merge-engine BENCHMARKS.md, session 27). A freed mapping goes
+//! from ~362 to ~320 MB at the same call time (merge-engine BENCHMARKS.md, session 27). A freed mapping goes
 //! back to the system; the kept ones spare the next block of a like size the page faults of a fresh mapping
-//! (keeping none cost nearly twice the CPU there). From 256 KiB up the peak fell further (~290 MB) but a
-//! recent-shape 1M call took ~6% more CPU instead of ~0–4%. Unix only: elsewhere all stays with the system.
+//! (keeping none cost nearly twice the CPU there). From 256 KiB up the peak fell further (~290 MB) but 1M-row
+//! calls took ~6% more CPU. Unix only: elsewhere all stays with the system.
 
 use std::alloc::Layout;
 use std::sync::Mutex;
@@ -105,6 +105,13 @@ fn keep(start: usize, length: usize) {
     }
 }
 
+/// Linux faults a new mapping's pages in at once: a 1M-row upsert took 3–5% less CPU than faulting them page by
+/// page as they are touched, for ~10 MB more peak RSS (the pages of a block's spare capacity are in too).
+#[cfg(target_os = "linux")]
+const POPULATE: libc::c_int = libc::MAP_POPULATE;
+#[cfg(all(unix, not(target_os = "linux")))]
+const POPULATE: libc::c_int = 0;
+
 #[cfg(unix)]
 fn map(length: usize) -> Option<usize> {
     // SAFETY: an anonymous private mapping; no existing memory is touched.
@@ -113,7 +120,7 @@ fn map(length: usize) -> Option<usize> {
             std::ptr::null_mut(),
             length,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | POPULATE,
             -1,
             0,
         )
