@@ -188,6 +188,20 @@ function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withVa
   return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues);
 }
 
+/**
+ * Frees now, not at V8's next collection, the bytes of a buffer a hash call returned (`hashes`, `nulls`,
+ * `offsets` or `values`; pass its `.buffer`): the buffer is detached, so every view of it reads as empty from
+ * then on. False when it cannot be (then nothing changed). The bytes go back at the event loop's next turn.
+ */
+function releaseBuffer(buffer) {
+  return native().releaseBuffer(buffer);
+}
+
+/** The bytes the addon's heap holds now, every thread's together (tests: whether released bytes went back). */
+function heapHeldBytes() {
+  return native().heapHeldBytes();
+}
+
 /** How many files written in place this process wrote around the page cache (tests: whether direct I/O ran). */
 function directFilesOpened() {
   return native().directFilesOpened();
@@ -215,5 +229,7 @@ exports.openWriterStream = openWriterStream;
 exports.hashColumnValues = hashColumnValues;
 exports.fileColumnLayout = fileColumnLayout;
 exports.hashFileColumnValues = hashFileColumnValues;
+exports.releaseBuffer = releaseBuffer;
+exports.heapHeldBytes = heapHeldBytes;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;

@@ -118,6 +118,13 @@ export declare function openWriterStream(
 ): NativeWriterStream;
 export declare function writeParquet(table: NativeTable, props: WriterProperties): Uint8Array;
 export declare function wasmMemory(): { buffer: { byteLength: number } };
+/**
+ * Frees now, not at V8's next collection, the bytes of a buffer a hash call returned (pass its `.buffer`): the
+ * buffer is detached, so every view of it reads as empty from then on. False when it cannot be detached.
+ */
+export declare function releaseBuffer(buffer: ArrayBuffer): boolean;
+/** The bytes the addon's heap holds now, every thread's together. */
+export declare function heapHeldBytes(): number;
 /** How many files writer streams (`openWriterStream`) wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
 export declare function directFilesOpened(): number;
 /**

@@ -170,4 +170,43 @@ describe("the key-hash handoff from the probe to the rewrite", () => {
     expect(handedRows(handed, 2, 2)).toBeUndefined(); // row 3 was never hashed by the probe
     expect(handedRows(undefined, 0, 1)).toBeUndefined();
   });
+
+  it("frees the native buffers a keeper owns once nothing reads them: on drop, on refusal, after the rewrite", () => {
+    const released: string[] = [];
+    const owner = (name: string) => () => released.push(name);
+    const handoff = new HashHandoff(64);
+    const dropped = handoff.keeper();
+    dropped.add(new Uint32Array(4));
+    dropped.own(owner("dropped"));
+    expect(released).toEqual([]);
+    dropped.drop(); // a file without a hit
+    expect(released).toEqual(["dropped"]);
+    const handed = handoff.keeper();
+    handed.add(new Uint32Array(4));
+    handed.own(owner("handed 1"));
+    handed.own(owner("handed 2"));
+    handed.handTo(file("a"));
+    handed.drop(); // after handTo: what was handed is the rewrite's to free
+    expect(released).toEqual(["dropped"]);
+    const full = handoff.keeper();
+    full.add(new Uint32Array(8));
+    full.own(owner("kept"));
+    full.add(new Uint32Array(16)); // does not fit: the keeper keeps nothing, and frees what it owned
+    expect(released).toEqual(["dropped", "kept"]);
+    full.own(owner("refused")); // keeping nothing, it frees at once
+    expect(released).toEqual(["dropped", "kept", "refused"]);
+    const taken = handoff.take(file("a"));
+    expect(released).toHaveLength(3); // the rewrite reads them until it calls release
+    taken?.release?.();
+    expect(released).toEqual(["dropped", "kept", "refused", "handed 1", "handed 2"]);
+    const twice = handoff.keeper();
+    twice.add(new Uint32Array(2));
+    twice.own(owner("offered twice"));
+    twice.handTo(file("b"));
+    const again = handoff.keeper();
+    again.add(new Uint32Array(2));
+    again.own(owner("second offer"));
+    again.handTo(file("b")); // a path is held once: the second offer is freed
+    expect(released.slice(-1)).toEqual(["second offer"]);
+  });
 });

@@ -88,3 +88,9 @@ static GLOBAL: Counting = Counting;
 pub fn heap_high_water_bytes() -> f64 {
     PEAK.load(Ordering::Relaxed) as f64
 }
+
+/// The bytes the addon's heap holds now (tests: whether a released result's bytes are freed).
+#[napi]
+pub fn heap_held_bytes() -> f64 {
+    HELD.load(Ordering::Relaxed) as f64
+}

@@ -434,3 +434,11 @@ pub fn hash_file_column_values<'env>(
     let task = HashFileValues { path, size, row_group, leaf, seed, with_values: with_values.unwrap_or(false) };
     crate::cpu_pool::spawn_cpu_task(env, task)
 }
+
+/// Frees the bytes of a buffer this addon returned (a `ValueHashes` buffer's `.buffer`) now, not when V8
+/// next collects it: the buffer is detached, so every view of it reads as empty from then on. False (and
+/// nothing done) for a buffer that cannot be detached.
+#[napi]
+pub fn release_buffer(buffer: ArrayBuffer) -> bool {
+    buffer.detach().is_ok()
+}

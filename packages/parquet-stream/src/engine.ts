@@ -158,3 +158,19 @@ export function nativeFileValueHasher(): FileValueHasher | undefined {
   }
   return fileHasher ?? undefined;
 }
+
+let bufferRelease: ((buffer: ArrayBuffer) => boolean) | null | undefined;
+
+/**
+ * The native engine's release of a buffer a hash call returned (its bytes freed now, the buffer detached), or
+ * undefined when this process runs parquet-wasm.
+ */
+export function nativeBufferRelease(): ((buffer: ArrayBuffer) => boolean) | undefined {
+  if (bufferRelease === undefined) {
+    const entry = parquetEngineEntry();
+    bufferRelease = nativeEntry(entry)
+      ? (require(entry) as { releaseBuffer: (buffer: ArrayBuffer) => boolean }).releaseBuffer
+      : null;
+  }
+  return bufferRelease ?? undefined;
+}

@@ -24,6 +24,11 @@ export interface HandedHashes {
   readonly keys?: readonly EncodedKeys[] | undefined;
   /** Bytes reserved for all this (given back by `take`). */
   readonly bytes: number;
+  /**
+   * Frees the native engine's buffers these hashes and keys are read from (ColumnValueHashes.release): the
+   * rewrite calls it once it is done with the file; undefined when nothing needs freeing.
+   */
+  readonly release?: (() => void) | undefined;
 }
 
 /**
@@ -62,8 +67,11 @@ export class HashHandoff {
 
   /** @internal Holds reserved hashes for the rewrite of `path` (replacing nothing: a path is offered once). */
   hold(path: string, handed: HandedHashes): void {
-    if (this.#held.has(path)) this.release(handed.bytes);
-    else this.#held.set(path, handed);
+    if (!this.#held.has(path)) this.#held.set(path, handed);
+    else {
+      this.release(handed.bytes);
+      handed.release?.();
+    }
   }
 
   /** The hashes offered for `file`, handed out once (and no longer held). */
@@ -83,6 +91,8 @@ export class HashKeeper {
   #keys: EncodedKeys[] | undefined = [];
   #keyBytes = 0;
   #full = false;
+  /** Releases of the native buffers what is kept is read from (`own`). */
+  #owned: (() => void)[] = [];
 
   constructor(private readonly handoff: HashHandoff) {}
 
@@ -108,17 +118,29 @@ export class HashKeeper {
     } else this.#dropKeys();
   }
 
+  /**
+   * Takes over `release`, which frees native buffers that batches `add` was given may be read from: it runs
+   * when what is kept is dropped or, once handed, when the rewrite is done with it; at once when the keeper
+   * keeps nothing. Call it once the caller itself no longer reads them.
+   */
+  own(release: () => void): void {
+    if (this.#full) release();
+    else this.#owned.push(release);
+  }
+
   /** Hands what was kept to the rewrite of `file` (nothing when a batch did not fit). */
   handTo(file: FileView): void {
     if (this.#full || this.#words === 0) return;
     const batches = this.#batches;
     const words = batches.length === 1 ? (batches[0] as Uint32Array) : concat(batches, this.#words / 4);
     const bytes = this.#words + this.#keyBytes;
-    this.handoff.hold(file.path, { rows: words.length / 2, words, keys: this.#keys, bytes });
+    const release = releaseEach(this.#owned);
+    this.handoff.hold(file.path, { rows: words.length / 2, words, keys: this.#keys, bytes, release });
     this.#batches = [];
     this.#words = 0;
     this.#keys = [];
     this.#keyBytes = 0;
+    this.#owned = [];
   }
 
   /** Frees what is kept (a file without a hit, or a failed read). */
@@ -128,6 +150,9 @@ export class HashKeeper {
     this.#words = 0;
     this.#keys = [];
     this.#keyBytes = 0;
+    const owned = this.#owned;
+    this.#owned = [];
+    for (const release of owned) release();
   }
 
   #dropKeys(): void {
@@ -135,6 +160,14 @@ export class HashKeeper {
     this.#keys = undefined;
     this.#keyBytes = 0;
   }
+}
+
+/** One call of every release in `releases`; undefined when there is none. */
+function releaseEach(releases: readonly (() => void)[]): (() => void) | undefined {
+  if (releases.length === 0) return undefined;
+  return () => {
+    for (const release of releases) release();
+  };
 }
 
 function concat(parts: readonly Uint32Array[], length: number): Uint32Array {

@@ -102,13 +102,20 @@ async function probedByValueHashes(
       collection?.add(hashes.hashWords, hashes.nulls);
       if (!keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) {
         keeper.add(hashes.hashWords);
+        keeper.own(hashes.release); // read by the keeper alone from here on
         continue;
       }
-      const values = (await column.valueHashes(g, true))?.values;
-      if (values === undefined) return unavailable(true);
-      const encoded = encodedValues(column.label, field, values, hashes.hashWords, keys, hasher);
+      const withValues = await column.valueHashes(g, true);
+      if (withValues?.values === undefined) {
+        hashes.release();
+        return unavailable(true);
+      }
+      const encoded = encodedValues(column.label, field, withValues.values, hashes.hashWords, keys, hasher);
       keeper.add(hashes.hashWords, encoded);
-      if (keys.containsAny(encoded)) {
+      const hit = keys.containsAny(encoded);
+      keeper.own(hashes.release);
+      keeper.own(withValues.release); // the kept keys are read from its values
+      if (hit) {
         collection?.abort();
         return await handOver(keeper);
       }
@@ -185,6 +192,13 @@ function encodedValues(
   return encodeKeys(batch, keys.columns, { hasher, hashWords });
 }
 
+/** A file's encoded keys read from the native engine's buffers, and the release of those buffers. */
+export interface NativeEncodedKeys {
+  encoded: EncodedKeys[];
+  /** Frees the buffers (ColumnValueHashes.release): call it once nothing reads `encoded` any more. */
+  release(): void;
+}
+
 /**
  * The encoded keys of all of a file's rows, row group by row group in read order, from the native engine's
  * values and hashes of its single key column, as the probe encodes a row group that may hit (the rewrite's
@@ -197,18 +211,29 @@ export async function nativelyEncodedKeys(
   keySchema: Schema,
   hasher: KeyHasher,
   signal: AbortSignal | undefined,
-): Promise<EncodedKeys[] | undefined> {
+): Promise<NativeEncodedKeys | undefined> {
   if (!hashesSuffice(keys, keySchema, hasher)) return undefined;
   const field = keySchema.fields[0] as Field;
   const present = reader.arrowSchema.fields.find((f) => f.name === field.name);
   if (present === undefined) return undefined;
   const encoded: EncodedKeys[] = [];
-  for (let g = 0; g < reader.numRowGroups; g++) {
-    const given = await reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, true);
-    if (given?.values === undefined) return undefined;
-    encoded.push(encodedValues(reader.key, field, given.values, given.hashWords, keys, hasher));
+  const given: ColumnValueHashes[] = [];
+  const release = (): undefined => {
+    for (const hashes of given) hashes.release();
+  };
+  try {
+    for (let g = 0; g < reader.numRowGroups; g++) {
+      const hashes = await reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, true);
+      if (hashes === undefined) return release();
+      given.push(hashes);
+      if (hashes.values === undefined) return release();
+      encoded.push(encodedValues(reader.key, field, hashes.values, hashes.hashWords, keys, hasher));
+    }
+  } catch (error) {
+    release();
+    throw error;
   }
-  return encoded;
+  return { encoded, release };
 }
 
 /** A one-column batch of `data` under `field`. */

@@ -48,6 +48,7 @@ import {
 } from "@deltalite/parquet-stream";
 import type { RecordBatch, Schema } from "apache-arrow";
 import type { EncodedKeys } from "../keys/encode-keys.js";
+import type { NativeEncodedKeys } from "./probe.js";
 import type { BatchMatch } from "./rewrite-match.js";
 
 /** What a passthrough needs of the rewrite's input. */
@@ -93,7 +94,7 @@ export interface HitFileKeys {
    * The encoded keys of all of a file's rows from the native engine (probe.ts `nativelyEncodedKeys`), matched
    * instead of the decoded key columns; undefined when it cannot give them.
    */
-  native?: ((reader: ParquetReader) => Promise<EncodedKeys[] | undefined>) | undefined;
+  native?: ((reader: ParquetReader) => Promise<NativeEncodedKeys | undefined>) | undefined;
 }
 
 /** How the rewrite reads a hit file fetched whole: passed through, or decoded in JS from the fetched bytes. */
@@ -276,8 +277,14 @@ async function rowsToSkip(
   keys: HitFileKeys,
   input: PassthroughInput,
 ): Promise<Int32Array> {
-  const encoded = await keys.native?.(reader);
-  if (encoded) return skipped(encoded.map((batch) => keys.matchKeys(batch)));
+  const native = await keys.native?.(reader);
+  if (native) {
+    try {
+      return skipped(native.encoded.map((batch) => keys.matchKeys(batch)));
+    } finally {
+      native.release();
+    }
+  }
   const fields = input.dataSchema.fields.filter((field) => keys.columns.includes(field.name));
   const matched: BatchMatch[] = [];
   let row = 0;

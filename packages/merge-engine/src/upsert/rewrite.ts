@@ -215,6 +215,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
       } finally {
         reader?.close();
         permit.release();
+        handed?.release?.(); // the probe's hashes and keys of this file are read no more
       }
     }
     if (!deletes) collection?.add(set.hashWords());
