@@ -8,6 +8,9 @@
  * rewrite hashes it itself, as it does every row past the handed ones. While the bound allows, the probe's
  * encoded keys go along too (the canonical key bytes, counted in the same bound): a rewrite that passes a
  * file through (rewrite-passthrough.ts) then matches them without reading the file's key columns again.
+ * Hashes and keys read from the native engine's buffers carry those buffers' release with them (`own`):
+ * freed when a keeper drops them, or by the rewrite once it is done with the file, not at V8's next
+ * collection.
  */
 import type { LiveFileReadContext } from "@deltalite/data-files";
 import type { FileView } from "@deltalite/delta-log";
