@@ -37,10 +37,17 @@ export async function cached(metaFile, finalPath, partialPath, produce) {
   return meta;
 }
 
-/** A fresh copy of the table at `pristine` under `workDir`, in a folder named after `contender`. */
+/**
+ * A fresh copy of the table at `pristine` under `workDir`, in a folder named after `contender`, on disk
+ * before it is handed out: the copy's dirty pages are flushed (`sync`) first, so their writeback does not
+ * run during the contender's call. A contender that syncs its own writes (ours fsyncs every data file
+ * before the commit names it) would otherwise wait behind up to the whole table's bytes on the device
+ * (merge-engine BENCHMARKS.md, session 28).
+ */
 export async function freshCopy(pristine, workDir, contender) {
   const tableDir = join(workDir, contender.replace(/[^a-z0-9]+/gi, "-"));
   await rm(tableDir, { recursive: true, force: true });
   await run("cp", ["-r", pristine, tableDir]);
+  await run("sync", []);
   return tableDir;
 }
