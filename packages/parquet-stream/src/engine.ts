@@ -89,17 +89,28 @@ export function parquetEngineName(): "native" | "wasm" {
 
 const nativeEntry = (entry: string): boolean => entry.endsWith("engine.cjs");
 
-let hasher: ColumnValueHasher | null | undefined;
+/** What the upsert's reads take from the native engine module (engine.cjs in @deltalite/parquet-native). */
+interface NativeEngineExports {
+  hashColumnValues: ColumnValueHasher;
+  fileColumnLayout: FileValueHasher["layout"];
+  hashFileColumnValues: FileValueHasher["hash"];
+  releaseBuffer: (buffer: ArrayBuffer) => boolean;
+}
+
+let engine: NativeEngineExports | null | undefined;
+
+/** The native engine module (required once), or undefined when this process runs parquet-wasm. */
+function nativeEngine(): NativeEngineExports | undefined {
+  if (engine === undefined) {
+    const entry = parquetEngineEntry();
+    engine = nativeEntry(entry) ? (require(entry) as NativeEngineExports) : null;
+  }
+  return engine ?? undefined;
+}
 
 /** The native engine's column-value hasher, or undefined when this process runs parquet-wasm. */
 export function nativeValueHasher(): ColumnValueHasher | undefined {
-  if (hasher === undefined) {
-    const entry = parquetEngineEntry();
-    hasher = nativeEntry(entry)
-      ? (require(entry) as { hashColumnValues: ColumnValueHasher }).hashColumnValues
-      : null;
-  }
-  return hasher ?? undefined;
+  return nativeEngine()?.hashColumnValues;
 }
 
 /** Where a local file keeps one top-level byte-array column (the native engine's `fileColumnLayout`). */
@@ -142,35 +153,20 @@ export interface FileValueHasher {
   ): Promise<ValueHashes>;
 }
 
-let fileHasher: FileValueHasher | null | undefined;
+let fileHasher: FileValueHasher | undefined;
 
 /** The native engine's file hasher, or undefined when this process runs parquet-wasm. */
 export function nativeFileValueHasher(): FileValueHasher | undefined {
-  if (fileHasher === undefined) {
-    const entry = parquetEngineEntry();
-    const engine = nativeEntry(entry)
-      ? (require(entry) as {
-          fileColumnLayout: FileValueHasher["layout"];
-          hashFileColumnValues: FileValueHasher["hash"];
-        })
-      : undefined;
-    fileHasher = engine ? { layout: engine.fileColumnLayout, hash: engine.hashFileColumnValues } : null;
-  }
-  return fileHasher ?? undefined;
+  const native = nativeEngine();
+  if (native === undefined) return undefined;
+  fileHasher ??= { layout: native.fileColumnLayout, hash: native.hashFileColumnValues };
+  return fileHasher;
 }
-
-let bufferRelease: ((buffer: ArrayBuffer) => boolean) | null | undefined;
 
 /**
  * The native engine's release of a buffer a hash call returned (its bytes freed now, the buffer detached), or
  * undefined when this process runs parquet-wasm.
  */
 export function nativeBufferRelease(): ((buffer: ArrayBuffer) => boolean) | undefined {
-  if (bufferRelease === undefined) {
-    const entry = parquetEngineEntry();
-    bufferRelease = nativeEntry(entry)
-      ? (require(entry) as { releaseBuffer: (buffer: ArrayBuffer) => boolean }).releaseBuffer
-      : null;
-  }
-  return bufferRelease ?? undefined;
+  return nativeEngine()?.releaseBuffer;
 }
