@@ -15,16 +15,9 @@
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { LocalFileTarget, ObjectStore } from "@deltalite/object-store";
-import {
-  makeData,
-  RecordBatch,
-  RecordBatchStreamWriter,
-  type Schema,
-  Struct,
-  Table,
-  tableToIPC,
-} from "apache-arrow";
+import { makeData, RecordBatch, RecordBatchStreamWriter, type Schema, Struct } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
+import { batchIpcStream, schemaIpcStream } from "../arrow/ipc-stream.js";
 import { parquetEngineName } from "../engine.js";
 import {
   DICTIONARY_SAMPLE_ROWS,
@@ -39,7 +32,7 @@ import { NativeStreamSession } from "./native-stream.js";
 import { ObjectSink } from "./object-sink.js";
 import { type ResolvedWriteOptions, resolveWriteOptions, type WriteParquetOptions } from "./options.js";
 import { isPassthrough, type ParquetPassthrough, passthroughBatchRows } from "./passthrough.js";
-import { encoderSlices, MAX_SLICE_ROWS, sliceBytesFor, toIpc } from "./wasm-batches.js";
+import { encoderSlices, MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
 
 /** One Parquet object `writeParquetFiles` wrote. */
 export interface WrittenFile {
@@ -213,13 +206,14 @@ async function feed(
 ): Promise<void> {
   let begun = false;
   const begin = () => {
-    if (!begun) session.begin(settings(), schemaIpc(schema));
+    if (!begun) session.begin(settings(), schemaIpcStream(schema));
     begun = true;
   };
   try {
     for await (const slice of slices) {
       begin();
-      if (!isPassthrough(slice)) await session.send(toIpc(slice));
+      if (!isPassthrough(slice))
+        await session.send(batchIpcStream(slice, schema)); // a buffer of its own: it may be transferred
       else {
         const { maxRowGroupBytes, maxRowGroupRows } = settings();
         const batchRows = passthroughBatchRows(slice, maxRowGroupBytes, maxRowGroupRows);
@@ -343,23 +337,6 @@ function emptyIpc(schema: Schema): Uint8Array {
   return RecordBatchStreamWriter.writeAll([emptyBatch(schema)])
     .toUint8Array(true)
     .slice();
-}
-
-/**
- * IPC streams of schemas already encoded: an upsert starts a stream per partition with the same schema, and
- * encoding it cost ~1.5 ms of the main thread each time (merge-engine BENCHMARKS.md, session 22). The bytes
- * are never transferred (a `begin` message copies them), so one buffer serves every stream.
- */
-const schemaIpcs = new WeakMap<Schema, Uint8Array>();
-
-/** An IPC stream of `schema` alone (no batch): what the worker relabels passed-through batches with. */
-function schemaIpc(schema: Schema): Uint8Array {
-  let ipc = schemaIpcs.get(schema);
-  if (ipc === undefined) {
-    ipc = tableToIPC(new Table(schema), "stream");
-    schemaIpcs.set(schema, ipc);
-  }
-  return ipc;
 }
 
 /**

@@ -6,15 +6,7 @@
  * writer: ~1–3 ms) is paid rarely: consecutive small batches are appended into one slice first.
  */
 import { DeltaLiteSchemaMismatchError } from "@deltalite/errors";
-import {
-  type Data,
-  type Field,
-  makeData,
-  RecordBatch,
-  RecordBatchStreamWriter,
-  type Schema,
-  Struct,
-} from "apache-arrow";
+import { type Data, type Field, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { canConcat, concatRows } from "../arrow/concat.js";
 import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
 
@@ -178,12 +170,6 @@ function* piecesOf(
     const piece = start === 0 && end === rows ? batch : batch.slice(start, end);
     yield { piece, bytes: Math.ceil(bytesPerRow * (end - start)) };
   }
-}
-
-/** One batch as an Arrow IPC stream in a buffer of its own (so it can be transferred to the worker). */
-export function toIpc(batch: RecordBatch): Uint8Array {
-  const ipc = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
-  return ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice();
 }
 
 /**
