@@ -61,24 +61,18 @@ function readBack(ipc: Uint8Array): RecordBatch {
 describe("batchIpcStream", () => {
   it("reads back exactly in apache-arrow, sliced anywhere (property)", () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 70 }),
-        fc.integer(),
-        fc.nat(),
-        fc.nat(),
-        (n, seed, a, b) => {
-          const batch = sampleBatch(n, seed);
-          const start = a % n;
-          const slice = batch.slice(start, start + (b % (n - start + 1)));
-          const ipc = batchIpcStream(slice);
-          expect(ipc.byteOffset).toBe(0);
-          expect(ipc.byteLength).toBe(ipc.buffer.byteLength);
-          const back = readBack(ipc);
-          expect(back.numRows).toBe(slice.numRows);
-          expect(back.schema.fields.map(String)).toEqual(slice.schema.fields.map(String));
-          expect(rowsOf(back)).toEqual(rowsOf(slice));
-        },
-      ),
+      fc.property(fc.integer({ min: 1, max: 70 }), fc.integer(), fc.nat(), fc.nat(), (n, seed, a, b) => {
+        const batch = sampleBatch(n, seed);
+        const start = a % n;
+        const slice = batch.slice(start, start + (b % (n - start + 1)));
+        const ipc = batchIpcStream(slice);
+        expect(ipc.byteOffset).toBe(0);
+        expect(ipc.byteLength).toBe(ipc.buffer.byteLength);
+        const back = readBack(ipc);
+        expect(back.numRows).toBe(slice.numRows);
+        expect(back.schema.fields.map(String)).toEqual(slice.schema.fields.map(String));
+        expect(rowsOf(back)).toEqual(rowsOf(slice));
+      }),
       { numRuns: 120 },
     );
   });
@@ -111,7 +105,12 @@ describe("batchIpcStream", () => {
   it("leaves dictionary columns to apache-arrow's writer, byte for byte", () => {
     const dict = vectorFromArray(["a", "b", "a", null, "c"], new Dictionary(new Utf8(), new Int32()));
     const schema = new Schema([new Field("d", dict.type, true)]);
-    const data = makeData({ type: new Struct(schema.fields), length: 5, nullCount: 0, children: [dict.data[0]!] });
+    const data = makeData({
+      type: new Struct(schema.fields),
+      length: 5,
+      nullCount: 0,
+      children: [dict.data[0]!],
+    });
     const batch = new RecordBatch(schema, data as never);
     const ipc = batchIpcStream(batch);
     expect([...ipc]).toEqual([...RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true)]);
