@@ -1,15 +1,18 @@
 //! A new local file written around the page cache (Linux `O_DIRECT`), for the files the encoder writes in
 //! place and syncs before the commit names them: bytes gather in an aligned staging buffer and go to disk in
-//! whole aligned chunks; the unaligned tail is written through the cache once the file is complete. Where the
-//! filesystem or the platform has no direct I/O, or `DELTALITE_DIRECT_IO=0` is set, the file is written
-//! through the cache instead. The file is synced to disk before any commit names it either way, so the cache
-//! saves the write path nothing; a reader of the new file soon after reads it from disk.
+//! whole aligned chunks; the unaligned tail is written through the cache once the file is complete. Only with
+//! `DELTALITE_DIRECT_IO=1`, and where the filesystem and the platform allow it; otherwise the file is written
+//! through the cache. The file is synced to disk before any commit names it either way.
 //!
-//! Why: on this machine kind (a Firecracker VM whose freed memory goes back to the host), every page-cache
-//! page a write fills for the first time costs a trip to the host. In the recent 4M upsert the two encoder
-//! workers spent 40% of their CPU in the kernel's copy into the page cache (`copy_folio_from_iter_atomic`,
-//! perf), ~0.7 s for ~280 MB; the same 280 MB written with O_DIRECT and fsync'd took 0.2 s, and with no CPU
-//! of ours (merge-engine BENCHMARKS.md, session 21).
+//! Why it is not the default (any more): session 21 made it the default on a VM where every page-cache page a
+//! write filled for the first time cost a trip to the host (recent 4M: 40% of the encoders' CPU in the
+//! kernel's copy into the cache). Its figures were taken on table copies whose own writeback was still
+//! running during the call (the bench did not sync them then), which held back writes through the cache
+//! most. Measured again with synced copies (session 29, interleaved pairs, call ms medians, direct against
+//! through the cache): fixed 1M 1,927 / 1,562; recent 4M 1,510 / 1,389; fixed 4M 5,322 / 4,347; uniform 4M
+//! 5,173 / 4,411; recent 1M level (session 28). Writing around the cache made the encoder wait for the disk
+//! (perf sched: 280 ms of one encoder thread blocked on a full staging queue at fixed 1M) while the cache
+//! lets the kernel write back alongside; the cache's page fills cost ~3% more CPU.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::fs::File;
@@ -110,7 +113,7 @@ pub struct DirectFile {
 impl DirectFile {
     /// A direct writer of the file at `path`, or None where direct I/O is not available there.
     pub fn open(path: &str) -> Option<DirectFile> {
-        if std::env::var_os("DELTALITE_DIRECT_IO").is_some_and(|value| value == "0") {
+        if !std::env::var_os("DELTALITE_DIRECT_IO").is_some_and(|value| value == "1") {
             return None;
         }
         let mut file = open_direct(path)?;

@@ -127,8 +127,8 @@ impl Write for Output {
 }
 
 impl Output {
-    /// The store's new empty temp file at `path`, opened for writing in place: around the page cache where the
-    /// filesystem allows, else through it. Opened, never created: once the store has discarded it (a failed or
+    /// The store's new empty temp file at `path`, opened for writing in place: through the page cache, or
+    /// around it where `DELTALITE_DIRECT_IO=1` asks and the filesystem allows (direct_file.rs). Opened, never created: once the store has discarded it (a failed or
     /// aborted write) the writer fails instead of leaving a file behind.
     pub(crate) fn in_place(path: &str) -> Result<Output> {
         Ok(match DirectFile::open(path) {

@@ -2,9 +2,9 @@
  * On a local store and the native engine the encoder worker writes each file straight into the store's local
  * target (parquet-native `writeParquetFile`), and the store links it into place: the files are byte for byte
  * those the chunked path stores through the sink, nothing is left behind when a write fails or is aborted,
- * and an existing key is never overwritten. Where the filesystem allows, the native engine writes around the
- * page cache (O_DIRECT, in aligned chunks and a cached tail): the same bytes again. On parquet-wasm the same
- * writes take the sink path.
+ * and an existing key is never overwritten. With DELTALITE_DIRECT_IO=1, where the filesystem allows, the
+ * native engine writes around the page cache (O_DIRECT, in aligned chunks and a cached tail), and by default
+ * through it: the same bytes either way. On parquet-wasm the same writes take the sink path.
  */
 import {
   closeSync,
@@ -135,9 +135,12 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
     expect(ids.map((row) => row.id)).toEqual(Array.from({ length: ids.length }, (_, i) => BigInt(i)));
   });
 
-  it("files of several MiB: the sink path's bytes, written around the page cache where the filesystem allows", async () => {
+  it.each([
+    ["through the page cache (the default)", undefined],
+    ["around the page cache where the filesystem allows (DELTALITE_DIRECT_IO=1)", "1"],
+  ])("files of several MiB, written %s: the sink path's bytes", async (_how, switchValue) => {
     const dir = scratch();
-    const direct = inPlace && acceptsDirectIo(dir);
+    const direct = inPlace && switchValue === "1" && acceptsDirectIo(dir);
     const before = inPlace ? directFilesOpened() : 0;
     const local = new LocalFileStore(dir);
     const memory = new InMemoryStore();
@@ -151,7 +154,16 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
         codec: "uncompressed" as const,
       };
     };
-    const there = await writeParquetFiles(local, batches(10, 200), options("d"));
+    const saved = process.env.DELTALITE_DIRECT_IO;
+    if (switchValue === undefined) delete process.env.DELTALITE_DIRECT_IO;
+    else process.env.DELTALITE_DIRECT_IO = switchValue; // the addon reads it as each file opens
+    let there: WrittenFile[];
+    try {
+      there = await writeParquetFiles(local, batches(10, 200), options("d"));
+    } finally {
+      if (saved === undefined) delete process.env.DELTALITE_DIRECT_IO;
+      else process.env.DELTALITE_DIRECT_IO = saved;
+    }
     const here = await writeParquetFiles(memory, batches(10, 200), options("d"));
     expect(there.length).toBeGreaterThan(1);
     expect(there.slice(0, -1).every((file) => file.size > 3 * 1024 * 1024)).toBe(true);
