@@ -24,7 +24,12 @@ import { BYTE_SIZE_HELP } from "./units.js";
 
 /** Numeric knobs: flag → UpsertOptions name, unit, default (as the engine documents it). */
 const KNOBS = {
-  "max-parallel-partitions": ["maxParallelPartitions", "N", "2", "partitions probed and rewritten at once"],
+  "max-parallel-partitions": [
+    "maxParallelPartitions",
+    "N",
+    "2",
+    "partitions rewritten at once (one more probes ahead)",
+  ],
   "max-parallel-files": ["maxParallelFiles", "N", "4", "data files open at once"],
   "max-buffered-bytes": [
     "maxBufferedBytes",

@@ -166,21 +166,40 @@ async function probePartition(
   return { hits: plan.remaining.filter((_, i) => found[i]), probed, probeCached };
 }
 
-/** Probes (cache first) and rewrites one partition under a partition permit. */
+/**
+ * Probes one partition (cache first) in its turn, then rewrites it under a partition permit. The probe takes
+ * no partition permit: the next partition probes while those holding permits rewrite, so a freed permit
+ * goes straight to a rewrite. Before, a partition probed under its permit and its encoder sat idle meanwhile;
+ * recent 1M, interleaved pairs: BENCHMARKS.md, session 29. The probe's reads stay under the file, fetch and
+ * decode budgets, and what it hands the rewrite (footers, key hashes) under the handoffs' bounds.
+ */
 async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<PartitionOutcome> {
-  const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
+  const { snapshot, budgets, signal } = ctx;
+  // Probes take turns: partitions that start together no longer probe (main thread) and then rewrite
+  // (mostly the encoder worker) in lockstep, each thread idle while the other worked.
+  const turn = await ctx.probeTurn.acquire(1, { signal });
+  const p0 = performance.now();
+  const { hits, probed, probeCached } = await probePartition(ctx, plan).finally(() => turn.release());
+  const probeMs = performance.now() - p0;
+  checkAborted(signal, snapshot.table);
   const permit = await budgets.acquirePartition();
+  try {
+    return { hits, probed, probeCached, probeMs, ...(await rewriteProbed(ctx, plan, hits)) };
+  } finally {
+    permit.release();
+  }
+}
+
+/** Rewrites one probed partition's hit files and source rows (and its change data, when the feed is on). */
+async function rewriteProbed(
+  ctx: AttemptContext,
+  plan: PartitionPlan,
+  hits: FileView[],
+): Promise<Pick<PartitionOutcome, "rewrite" | "collection" | "cdc">> {
+  const { snapshot, shape, options, budgets, cache, cacheTable, signal } = ctx;
   let collection: HashCollection | undefined;
   const changeData = ctx.changeDataFeed ? changeDataWriter(ctx, plan) : undefined;
   try {
-    // Probes take turns: partitions that start together no longer probe (main thread) and then rewrite
-    // (mostly the encoder worker) in lockstep, each thread idle while the other worked; the next partition
-    // probes while this one rewrites. The file budget bounded the probes' reads together already.
-    const turn = await ctx.probeTurn.acquire(1, { signal });
-    const p0 = performance.now();
-    const { hits, probed, probeCached } = await probePartition(ctx, plan).finally(() => turn.release());
-    const probeMs = performance.now() - p0;
-    checkAborted(signal, snapshot.table);
     collection = cache.beginCollection(
       cacheTable,
       `\u0000written:${randomUUID()}`,
@@ -212,13 +231,11 @@ async function runPartition(ctx: AttemptContext, plan: PartitionPlan): Promise<P
       keySchema: options.valueHashProbe !== false ? shape.keySchema : undefined,
     });
     const cdc = (await changeData?.finish()) ?? [];
-    return { hits, probed, probeCached, probeMs, rewrite, collection, cdc };
+    return { rewrite, collection, cdc };
   } catch (error) {
     collection?.abort();
     await changeData?.abort(error);
     throw error;
-  } finally {
-    permit.release();
   }
 }
 
@@ -246,8 +263,9 @@ function changeDataWriter(ctx: AttemptContext, plan: PartitionPlan): ChangeDataW
 }
 
 /**
- * Runs every partition (at most `limit` at once). The first failure aborts the others, and the call returns
- * only once every partition has stopped, so no file is written after the caller cleans up.
+ * Runs every partition: at most `limit` rewriting at once (the partition permits) and one more probing ahead
+ * (runPartition). The first failure aborts the others, and the call returns only once every partition has
+ * stopped, so no file is written after the caller cleans up.
  */
 export async function runPartitions(
   ctx: AttemptContext,
@@ -259,7 +277,7 @@ export async function runPartitions(
   try {
     return await mapLimit(
       plans,
-      limit,
+      limit + 1,
       async (plan) => {
         const outcome = await runPartition(ctx, plan);
         done.push(outcome);

@@ -86,7 +86,10 @@ export interface UpsertOptions {
   readAheadRowGroups?: number | undefined;
   /** Candidate files probed at once (default 8; each also holds a file permit). */
   probeConcurrency?: number | undefined;
-  /** Partitions probed and rewritten at once (default 2; also bounded by the process-wide budget). */
+  /**
+   * Partitions rewritten at once (default 2; also bounded by the process-wide budget). One more partition
+   * probes meanwhile, so a rewrite starts as soon as another ends; its reads hold file permits.
+   */
   maxParallelPartitions?: number | undefined;
   /** Data files open at once, probes and rewrite readers together (default 4). */
   maxParallelFiles?: number | undefined;
