@@ -113,7 +113,7 @@ pub struct DirectFile {
 impl DirectFile {
     /// A direct writer of the file at `path`, or None where direct I/O is not available there.
     pub fn open(path: &str) -> Option<DirectFile> {
-        if !std::env::var_os("DELTALITE_DIRECT_IO").is_some_and(|value| value == "1") {
+        if std::env::var_os("DELTALITE_DIRECT_IO").as_deref() != Some(std::ffi::OsStr::new("1")) {
             return None;
         }
         let mut file = open_direct(path)?;

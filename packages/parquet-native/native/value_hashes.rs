@@ -235,8 +235,8 @@ fn hash_values(column: &ArrayRef, seed: u64) -> Result<(u32, Vec<u8>, Option<Vec
     match column.data_type() {
         DataType::Utf8 => column.as_string::<i32>().iter().for_each(|v| push(v.map(str::as_bytes))),
         DataType::LargeUtf8 => column.as_string::<i64>().iter().for_each(|v| push(v.map(str::as_bytes))),
-        DataType::Binary => column.as_binary::<i32>().iter().for_each(|v| push(v)),
-        DataType::LargeBinary => column.as_binary::<i64>().iter().for_each(|v| push(v)),
+        DataType::Binary => column.as_binary::<i32>().iter().for_each(&mut push),
+        DataType::LargeBinary => column.as_binary::<i64>().iter().for_each(&mut push),
         other => return Err(Error::from_reason(format!("values of type {other} are not byte arrays"))),
     }
     let nulls = column.nulls().filter(|n| n.null_count() > 0).map(|n| n.iter().map(|valid| u8::from(!valid)).collect());
