@@ -197,6 +197,22 @@ function releaseBuffer(buffer) {
   return native().releaseBuffer(buffer);
 }
 
+/**
+ * Row `indices[i]`'s `width` bytes of `values` into `out[i * width..]` (`out` exactly that long): parquet-stream's
+ * `takeRows` of fixed-width columns. Throws on an index outside `values`, before copying anything.
+ */
+function gatherFixed(values, width, indices, out) {
+  native().gatherFixed(values, width, indices, out);
+}
+
+/**
+ * Rows `indices` of a variable-width column (`offsets` into `values`): their bytes into `outValues` (exactly
+ * their total length) and their offsets, from zero, into `outOffsets` (one more than the indices).
+ */
+function gatherVariable(values, offsets, indices, outValues, outOffsets) {
+  native().gatherVariable(values, offsets, indices, outValues, outOffsets);
+}
+
 /** The bytes the addon's heap holds now, every thread's together (tests: whether released bytes went back). */
 function heapHeldBytes() {
   return native().heapHeldBytes();
@@ -231,5 +247,7 @@ exports.fileColumnLayout = fileColumnLayout;
 exports.hashFileColumnValues = hashFileColumnValues;
 exports.releaseBuffer = releaseBuffer;
 exports.heapHeldBytes = heapHeldBytes;
+exports.gatherFixed = gatherFixed;
+exports.gatherVariable = gatherVariable;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;

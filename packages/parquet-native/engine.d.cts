@@ -125,6 +125,21 @@ export declare function wasmMemory(): { buffer: { byteLength: number } };
 export declare function releaseBuffer(buffer: ArrayBuffer): boolean;
 /** The bytes the addon's heap holds now, every thread's together. */
 export declare function heapHeldBytes(): number;
+/** Row `indices[i]`'s `width` bytes of `values` into `out[i * width..]`; throws on an index outside `values`. */
+export declare function gatherFixed(
+  values: Uint8Array,
+  width: number,
+  indices: Int32Array,
+  out: Uint8Array,
+): void;
+/** Rows `indices` of a variable-width column: their bytes into `outValues`, their offsets from zero into `outOffsets`. */
+export declare function gatherVariable(
+  values: Uint8Array,
+  offsets: Int32Array,
+  indices: Int32Array,
+  outValues: Uint8Array,
+  outOffsets: Int32Array,
+): void;
 /** How many files writer streams (`openWriterStream`) wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
 export declare function directFilesOpened(): number;
 /**

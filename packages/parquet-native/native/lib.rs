@@ -16,5 +16,6 @@ mod direct_file;
 mod read;
 mod stream;
 mod stream_input;
+mod take;
 mod value_hashes;
 mod write;

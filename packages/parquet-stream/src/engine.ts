@@ -95,6 +95,22 @@ interface NativeEngineExports {
   fileColumnLayout: FileValueHasher["layout"];
   hashFileColumnValues: FileValueHasher["hash"];
   releaseBuffer: (buffer: ArrayBuffer) => boolean;
+  gatherFixed: NativeGather["fixed"];
+  gatherVariable: NativeGather["variable"];
+}
+
+/** The native engine's row gathers (parquet-native take.rs), what `takeRows` copies values with there. */
+export interface NativeGather {
+  /** Row `indices[i]`'s `width` bytes of `values` into `out[i * width..]`. */
+  fixed(values: Uint8Array, width: number, indices: Int32Array, out: Uint8Array): void;
+  /** Rows `indices` of a variable-width column: bytes into `outValues`, offsets from zero into `outOffsets`. */
+  variable(
+    values: Uint8Array,
+    offsets: Int32Array,
+    indices: Int32Array,
+    outValues: Uint8Array,
+    outOffsets: Int32Array,
+  ): void;
 }
 
 let engine: NativeEngineExports | null | undefined;
@@ -169,4 +185,14 @@ export function nativeFileValueHasher(): FileValueHasher | undefined {
  */
 export function nativeBufferRelease(): ((buffer: ArrayBuffer) => boolean) | undefined {
   return nativeEngine()?.releaseBuffer;
+}
+
+let gather: NativeGather | undefined;
+
+/** The native engine's row gathers, or undefined when this process runs parquet-wasm. */
+export function nativeGather(): NativeGather | undefined {
+  const native = nativeEngine();
+  if (native === undefined) return undefined;
+  gather ??= { fixed: native.gatherFixed, variable: native.gatherVariable };
+  return gather;
 }

@@ -2,10 +2,18 @@
  * `takeRows`: a new RecordBatch holding the given rows of a batch, in the given order — the selection kernel
  * apache-arrow JS lacks. It works on the Data layer (typed arrays, validity bitmaps, offsets), so values keep
  * their exact physical form (int64 and timestamps as 64-bit integers, decimals as 128-bit words); nested
- * struct / list / map / fixed-size list and dictionary data are taken recursively.
+ * struct / list / map / fixed-size list and dictionary data are taken recursively. Where the native engine
+ * runs, fixed- and variable-width values are copied by its gathers (parquet-native take.rs): these takes run
+ * cold, once per call, and a 10k-row source's per-partition takes took 28–39 ms in JavaScript (merge-engine
+ * BENCHMARKS.md, session 29).
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, makeData, RecordBatch, Type } from "apache-arrow";
+import { nativeGather } from "../engine.js";
+
+/** The bytes of a typed array's own range. */
+const bytesOf = (view: ArrayBufferView): Uint8Array =>
+  new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 
 function takeValidity(
   data: Data,
@@ -36,7 +44,11 @@ function takeFixed(data: Data, indices: Int32Array, validity: ReturnType<typeof 
   const out = new values.constructor(indices.length * stride) as { [i: number]: unknown };
   // apache-arrow keeps fixed-width value buffers sliced to the Data's own rows: only the bitmap uses `offset`.
   const base = 0;
-  if (stride === 1) {
+  const gather = nativeGather();
+  if (gather !== undefined && ArrayBuffer.isView(values)) {
+    const source = values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT: number };
+    gather.fixed(bytesOf(source), stride * source.BYTES_PER_ELEMENT, indices, bytesOf(out as never));
+  } else if (stride === 1) {
     for (let i = 0; i < indices.length; i++) out[i] = values[base + indices[i]!];
   } else {
     for (let i = 0; i < indices.length; i++) {
@@ -69,9 +81,13 @@ function takeVariable(data: Data, indices: Int32Array, validity: ReturnType<type
     outOffsets[i + 1] = total;
   }
   const out = new Uint8Array(total);
-  for (let i = 0; i < indices.length; i++) {
-    const j = indices[i]!;
-    out.set(values.subarray(offsets[j]!, offsets[j + 1]!), outOffsets[i]!);
+  const gather = nativeGather();
+  if (gather !== undefined) gather.variable(values, offsets, indices, out, outOffsets);
+  else {
+    for (let i = 0; i < indices.length; i++) {
+      const j = indices[i]!;
+      out.set(values.subarray(offsets[j]!, offsets[j + 1]!), outOffsets[i]!);
+    }
   }
   return makeData({
     type: data.type,
