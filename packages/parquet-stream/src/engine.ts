@@ -90,21 +90,19 @@ export function parquetEngineName(): "native" | "wasm" {
 const nativeEntry = (entry: string): boolean => entry.endsWith("engine.cjs");
 
 /** What the upsert's reads take from the native engine module (engine.cjs in @deltalite/parquet-native). */
-interface NativeEngineExports {
+interface NativeEngineExports extends NativeGather {
   hashColumnValues: ColumnValueHasher;
   fileColumnLayout: FileValueHasher["layout"];
   hashFileColumnValues: FileValueHasher["hash"];
   releaseBuffer: (buffer: ArrayBuffer) => boolean;
-  gatherFixed: NativeGather["fixed"];
-  gatherVariable: NativeGather["variable"];
 }
 
 /** The native engine's row gathers (parquet-native take.rs), what `takeRows` copies values with there. */
 export interface NativeGather {
   /** Row `indices[i]`'s `width` bytes of `values` into `out[i * width..]`. */
-  fixed(values: Uint8Array, width: number, indices: Int32Array, out: Uint8Array): void;
+  gatherFixed(values: Uint8Array, width: number, indices: Int32Array, out: Uint8Array): void;
   /** Rows `indices` of a variable-width column: bytes into `outValues`, offsets from zero into `outOffsets`. */
-  variable(
+  gatherVariable(
     values: Uint8Array,
     offsets: Int32Array,
     indices: Int32Array,
@@ -187,12 +185,7 @@ export function nativeBufferRelease(): ((buffer: ArrayBuffer) => boolean) | unde
   return nativeEngine()?.releaseBuffer;
 }
 
-let gather: NativeGather | undefined;
-
 /** The native engine's row gathers, or undefined when this process runs parquet-wasm. */
 export function nativeGather(): NativeGather | undefined {
-  const native = nativeEngine();
-  if (native === undefined) return undefined;
-  gather ??= { fixed: native.gatherFixed, variable: native.gatherVariable };
-  return gather;
+  return nativeEngine();
 }

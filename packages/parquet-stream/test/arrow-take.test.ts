@@ -61,16 +61,18 @@ describe("takeRows", () => {
       const g = gather!;
       const out = new Uint8Array(16).fill(7);
       const values = Uint8Array.from({ length: 24 }, (_, i) => i);
-      expect(() => g.fixed(values, 8, Int32Array.from([1, 3]), out)).toThrow(/outside/);
+      expect(() => g.gatherFixed(values, 8, Int32Array.from([1, 3]), out)).toThrow(/outside/);
       expect([...out]).toEqual(Array(16).fill(7));
-      g.fixed(values, 8, Int32Array.from([2, 0]), out);
+      g.gatherFixed(values, 8, Int32Array.from([2, 0]), out);
       expect([...out]).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7]);
       const offsets = Int32Array.from([0, 2, 2, 5]);
       const bytes = new Uint8Array(3).fill(9);
       const ends = new Int32Array(3).fill(-1);
-      expect(() => g.variable(values, offsets, Int32Array.from([0, 3]), bytes, ends)).toThrow(/outside/);
+      expect(() => g.gatherVariable(values, offsets, Int32Array.from([0, 3]), bytes, ends)).toThrow(
+        /outside/,
+      );
       expect([...bytes, ...ends]).toEqual([9, 9, 9, -1, -1, -1]);
-      g.variable(values, offsets, Int32Array.from([2, 1]), bytes, ends);
+      g.gatherVariable(values, offsets, Int32Array.from([2, 1]), bytes, ends);
       expect([...bytes, ...ends]).toEqual([2, 3, 4, 0, 3, 3]);
     },
   );

@@ -10,6 +10,7 @@
 
 import { type Data, RecordBatchStreamWriter, type Schema, Table, Type, tableToIPC } from "apache-arrow";
 import { Builder } from "flatbuffers";
+import { bytesOf } from "./bytes.js";
 
 /** The IPC format's constants this module writes (Message.fbs, Schema.fbs). */
 const METADATA_V5 = 4;
@@ -96,11 +97,6 @@ function addBuffer(body: Body, bytes: Uint8Array): void {
   body.buffers.push(bytes);
   body.offsets.push(body.byteLength);
   body.byteLength += align8(bytes.byteLength);
-}
-
-function bytesOf(view: ArrayBufferView | undefined, byteLength = view?.byteLength ?? 0): Uint8Array {
-  if (view === undefined || byteLength === 0) return new Uint8Array(0);
-  return new Uint8Array(view.buffer, view.byteOffset, byteLength);
 }
 
 /** `length` bits of `bitmap` from bit `offset`, starting at bit 0 (a view when the offset is whole bytes). */

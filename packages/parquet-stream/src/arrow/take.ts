@@ -10,10 +10,7 @@
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, makeData, RecordBatch, Type } from "apache-arrow";
 import { nativeGather } from "../engine.js";
-
-/** The bytes of a typed array's own range. */
-const bytesOf = (view: ArrayBufferView): Uint8Array =>
-  new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+import { bytesOf } from "./bytes.js";
 
 function takeValidity(
   data: Data,
@@ -47,7 +44,7 @@ function takeFixed(data: Data, indices: Int32Array, validity: ReturnType<typeof 
   const gather = nativeGather();
   if (gather !== undefined && ArrayBuffer.isView(values)) {
     const source = values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT: number };
-    gather.fixed(bytesOf(source), stride * source.BYTES_PER_ELEMENT, indices, bytesOf(out as never));
+    gather.gatherFixed(bytesOf(source), stride * source.BYTES_PER_ELEMENT, indices, bytesOf(out as never));
   } else if (stride === 1) {
     for (let i = 0; i < indices.length; i++) out[i] = values[base + indices[i]!];
   } else {
@@ -74,15 +71,20 @@ function takeVariable(data: Data, indices: Int32Array, validity: ReturnType<type
   const offsets = data.valueOffsets as Int32Array;
   const values = data.values as Uint8Array;
   const outOffsets = new Int32Array(indices.length + 1);
+  const gather = nativeGather();
   let total = 0;
-  for (let i = 0; i < indices.length; i++) {
-    const j = indices[i]!;
-    total += offsets[j + 1]! - offsets[j]!;
-    outOffsets[i + 1] = total;
+  if (gather !== undefined) {
+    // The gather writes the offsets; only the total is needed here, to size its output.
+    for (let i = 0; i < indices.length; i++) total += offsets[indices[i]! + 1]! - offsets[indices[i]!]!;
+  } else {
+    for (let i = 0; i < indices.length; i++) {
+      const j = indices[i]!;
+      total += offsets[j + 1]! - offsets[j]!;
+      outOffsets[i + 1] = total;
+    }
   }
   const out = new Uint8Array(total);
-  const gather = nativeGather();
-  if (gather !== undefined) gather.variable(values, offsets, indices, out, outOffsets);
+  if (gather !== undefined) gather.gatherVariable(values, offsets, indices, out, outOffsets);
   else {
     for (let i = 0; i < indices.length; i++) {
       const j = indices[i]!;
