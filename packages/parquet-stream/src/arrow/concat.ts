@@ -7,6 +7,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, makeData, RecordBatch, Type } from "apache-arrow";
+import { copyBits } from "./bytes.js";
 
 /** True when `concatData` handles `type` at every depth. */
 export function canConcat(type: DataType): boolean {
@@ -33,20 +34,6 @@ export function canConcat(type: DataType): boolean {
     default:
       return false;
   }
-}
-
-const bit = (bytes: Uint8Array, i: number) => (bytes[i >> 3]! >> (i & 7)) & 1;
-
-/** Appends `length` bits of `source` from bit `from` into `out` at bit `at`. */
-function copyBits(source: Uint8Array, from: number, out: Uint8Array, at: number, length: number): void {
-  if ((from & 7) === 0 && (at & 7) === 0) {
-    const whole = length >> 3;
-    out.set(source.subarray(from >> 3, (from >> 3) + whole), at >> 3);
-    for (let i = whole << 3; i < length; i++)
-      if (bit(source, from + i)) out[(at + i) >> 3]! |= 1 << ((at + i) & 7);
-    return;
-  }
-  for (let i = 0; i < length; i++) if (bit(source, from + i)) out[(at + i) >> 3]! |= 1 << ((at + i) & 7);
 }
 
 function concatValidity(parts: readonly Data[], length: number) {

@@ -10,7 +10,7 @@
 
 import { type Data, RecordBatchStreamWriter, type Schema, Table, Type, tableToIPC } from "apache-arrow";
 import { Builder } from "flatbuffers";
-import { bytesOf } from "./bytes.js";
+import { bytesOf, copyBits } from "./bytes.js";
 
 /** The IPC format's constants this module writes (Message.fbs, Schema.fbs). */
 const METADATA_V5 = 4;
@@ -104,10 +104,7 @@ function bitsFrom(bitmap: Uint8Array, offset: number, length: number): Uint8Arra
   const bytes = (length + 7) >> 3;
   if ((offset & 7) === 0) return bitmap.subarray(offset >> 3, (offset >> 3) + bytes);
   const out = new Uint8Array(bytes);
-  for (let i = 0; i < length; i++) {
-    const j = offset + i;
-    if ((bitmap[j >> 3]! >> (j & 7)) & 1) out[i >> 3]! |= 1 << (i & 7);
-  }
+  copyBits(bitmap, offset, out, 0, length);
   return out;
 }
 
