@@ -142,6 +142,38 @@ describe("parquet writer: passed-through files", () => {
     );
   });
 
+  it("a file that rolls over just before a unit's last rows, all skipped, is the last: no file without rows", async () => {
+    // Row groups of 3,000 fill the row cap, and a target of one byte rolls a file at each: after rows
+    // 6,000-8,999 the rows left (9,000-9,999, the last row group) are all skipped. The worker used to start a
+    // fourth file there and fail it for want of a batch (CI, session 30).
+    const { bytes, metadata } = await parquetFile(sequenceTable(0, 10_000, 12), 3000);
+    const dir = await mkdtemp(join(tmpdir(), "passthrough-tail-"));
+    try {
+      const path = join(dir, "in.parquet");
+      await writeFile(path, bytes);
+      const sources: PassthroughSource[] = [{ bytes: new Uint8Array(bytes) }];
+      if (parquetEngineName() === "native") sources.push({ path, size: bytes.byteLength });
+      for (const source of sources) {
+        let released = 0;
+        const skip = Int32Array.from(range(9000, 10_000).map(Number));
+        const unit = passthroughOf(source, metadata, () => released++, skip);
+        const store = new InMemoryStore();
+        let n = 0;
+        const files = await writeParquetFiles(store, [unit], {
+          schema,
+          nextKey: () => `out${n++}.parquet`,
+          maxRowGroupRows: 3000,
+          targetFileSize: 1,
+        });
+        expect(files.map((f) => f.numRows)).toEqual([3000, 3000, 3000]);
+        expect(await ids(store, files)).toEqual(range(0, 9000));
+        expect(released).toBe(1);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(parquetEngineName() !== "native")(
     "a unit read in place from its local path writes what the same unit from its bytes writes",
     async () => {

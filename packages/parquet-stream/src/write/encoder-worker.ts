@@ -295,8 +295,16 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
 
     /** The next WASM batch (undefined at the end); the caller hands it on or frees it. */
     async nextBatch(): Promise<WasmBatch | undefined> {
+      return (await this.hasRows()) ? this.carry.shift() : undefined;
+    }
+
+    /**
+     * True once a batch with rows waits in `carry`, taking inputs until one does; false when the stream ended
+     * without one (what inputs were left kept no rows: a passed-through file's last rows all skipped).
+     */
+    async hasRows(): Promise<boolean> {
       while (this.carry.length === 0) {
-        if (!(await this.hasInput())) return undefined;
+        if (!(await this.hasInput())) return false;
         const input = this.queue[0] as Input;
         if (input.kind === "ipc") {
           this.queue.shift();
@@ -306,7 +314,7 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
         } else if (wasm.readParquetBatches) this.#takeStreamed(input);
         else this.#takeRowGroup(input);
       }
-      return this.carry.shift();
+      return true;
     }
 
     /**
@@ -477,8 +485,11 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
     return stream.plainColumns;
   }
 
-  async function encodeFile(stream: Stream, settings: EncoderSettings): Promise<void> {
-    const plainColumns = plainColumnsOf(stream, settings);
+  async function encodeFile(
+    stream: Stream,
+    settings: EncoderSettings,
+    plainColumns: readonly string[],
+  ): Promise<void> {
     let numRows = 0;
     let bytes = 0;
     // Kept to be thrown after the output ends: an input failure must fail the file even where the engine
@@ -554,7 +565,13 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
 
   async function encodeStream(stream: Stream, settings: EncoderSettings): Promise<void> {
     try {
-      while (await stream.hasInput()) await encodeFile(stream, settings);
+      while (await stream.hasInput()) {
+        // Judged on the stream's first input before any of it is taken, as the sample is that input's.
+        const plainColumns = plainColumnsOf(stream, settings);
+        // A file starts only with a row to write: after a file rolls over, the inputs left may keep none.
+        if (!(await stream.hasRows())) break;
+        await encodeFile(stream, settings, plainColumns);
+      }
       stream.post({ type: "done" });
     } catch (error) {
       stream.post({ type: "error", message: error instanceof Error ? error.message : String(error) });
