@@ -93,11 +93,23 @@ describe("pnpm bench upsert at CI size", () => {
     const line = run.stdout.split("\n").find((l) => l.startsWith(`${ROWS}  ${contender}`));
     expect(line, run.stdout).toBeDefined();
     const cells = (line ?? "").slice(`${ROWS}  ${contender}`.length).trim().split(/\s+/);
-    const [rows, tableMB, files, batchRows, callS, processS, peakRss, preCallRss, filesRmAdd, mbRw] = cells;
+    const [
+      rows,
+      tableMB,
+      files,
+      batchRows,
+      callS,
+      callCpuS,
+      processS,
+      peakRss,
+      preCallRss,
+      filesRmAdd,
+      mbRw,
+    ] = cells;
     expect(Number(rows)).toBe(ROWS);
     expect(Number(files)).toBe(12);
     expect(Number(batchRows)).toBe(ROWS / 100);
-    for (const figure of [tableMB, callS, processS, peakRss, preCallRss])
+    for (const figure of [tableMB, callS, callCpuS, processS, peakRss, preCallRss])
       expect(Number(figure)).toBeGreaterThan(0);
     expect(Number(peakRss)).toBeGreaterThanOrEqual(Number(preCallRss));
     expect(filesRmAdd).toMatch(/^[1-9]\d*\/[1-9]\d*$/);

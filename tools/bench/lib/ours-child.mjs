@@ -46,18 +46,25 @@ export async function prepareBatchRun({ tableDir, batchFile }) {
   return { processStarted, table, source };
 }
 
-/** Runs `call` and returns its value, its wall time, when it started and the RSS just before it. */
+/**
+ * Runs `call` and returns its value, its wall time, its CPU time (user + system, every thread of the process:
+ * process.cpuUsage), when it started and the RSS just before it.
+ */
 export async function timedCall(call) {
   const rssBeforeCallMB = process.memoryUsage.rss() / MB;
+  const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
   const value = await call();
-  return { value, callMs: performance.now() - startedAt, startedAt, rssBeforeCallMB };
+  const callMs = performance.now() - startedAt;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { value, callMs, callCpuMs: (cpu.user + cpu.system) / 1000, startedAt, rssBeforeCallMB };
 }
 
-/** The figures every run prints of its timed call: wall time, setup before it, OS peak RSS, RSS before it. */
+/** The figures every run prints of its timed call: wall and CPU time, setup before it, OS peak RSS, RSS before it. */
 export function callFigures(call, processStarted) {
   return {
     callMs: call.callMs,
+    callCpuMs: call.callCpuMs,
     setupMs: call.startedAt - processStarted,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
     rssBeforeCallMB: call.rssBeforeCallMB,

@@ -39,6 +39,7 @@
 //
 // Printed columns, per size and contender (medians over the repeats when --repeat > 1):
 //   call s           the upsert / MERGE call alone (table opened and batch read before it)
+//   call CPU s       the CPU time (user + system, all threads) the child spent in that call
 //   process s        the child process from spawn to exit
 //   peak RSS MB      the child's own OS maxrss (Node process.resourceUsage().maxRSS, Python ru_maxrss):
 //                    runtime, batch read and the call together
@@ -289,6 +290,7 @@ function contenderSummary(name, all) {
   return {
     contender: name,
     callMs: med((x) => x.callMs),
+    callCpuMs: med((x) => x.callCpuMs),
     processMs: med((x) => x.processMs),
     peakRssMB: med((x) => x.peakRssMB),
     rssBeforeCallMB: med((x) => x.rssBeforeCallMB),
@@ -367,6 +369,7 @@ function printTable(summary, repeat) {
     "files",
     "batch rows",
     "call s",
+    "call CPU s",
     "process s",
     "peak RSS MB",
     "RSS pre-call MB",
@@ -383,6 +386,7 @@ function printTable(summary, repeat) {
       s.meta.files,
       s.meta.batchRows,
       (c.callMs / 1000).toFixed(2),
+      (c.callCpuMs / 1000).toFixed(2),
       (c.processMs / 1000).toFixed(2),
       c.peakRssMB.toFixed(0),
       c.rssBeforeCallMB.toFixed(0),
@@ -432,7 +436,7 @@ function printComparisons(summary) {
     );
     if (original) {
       console.log(
-        `${s.label}: ours/original peak RSS ${ratio(ours, original, (c) => c.peakRssMB)}, call time ${ratio(ours, original, (c) => c.callMs)}` +
+        `${s.label}: ours/original peak RSS ${ratio(ours, original, (c) => c.peakRssMB)}, call time ${ratio(ours, original, (c) => c.callMs)}, call CPU ${ratio(ours, original, (c) => c.callCpuMs)}` +
           `; ours vs MERGE identical: ${s.checks[OURS].identical ? "yes" : "no"}, original vs MERGE identical: ${s.checks[ORIGINAL].identical ? "yes" : "no"}`,
       );
     }
@@ -476,7 +480,8 @@ function printLegend(original) {
   if (original.skipped) console.log(`\n${ORIGINAL}: not run (${original.skipped})`);
   console.log(
     "\n  call s = the upsert / MERGE call alone (table opened and batch read before it); process s = the child process" +
-      " from spawn to exit; peak RSS = the child's own OS maxrss (Node process.resourceUsage().maxRSS, Python" +
+      " from spawn to exit; call CPU s = the user + system CPU time of all the child's threads during the call" +
+      " (process.cpuUsage, getrusage); peak RSS = the child's own OS maxrss (Node process.resourceUsage().maxRSS, Python" +
       " ru_maxrss); RSS pre-call = the child's RSS just before the call (runtime + imports + batch);" +
       " files rm/add and MB read/written = the commit's remove/add actions and their sizes;" +
       " rewrite MB/s = (MB read + MB written) / call s. Contenders run in an order that rotates across repeats.",

@@ -35,7 +35,7 @@ from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the shared helper
-from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
+from process_rss import cpu_ms, current_rss_mb, peak_rss_mb  # noqa: E402
 
 TS_BASE_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
 PAYLOAD_HEX_DIGITS = 600
@@ -222,6 +222,7 @@ def merge(table_dir, batch_file):
     source = pq.read_table(batch_file)
     dt = DeltaTable(table_dir)
     rss_before_call = current_rss_mb()
+    cpu_before = cpu_ms()
     started = time.perf_counter()
     metrics = (
         dt.merge(source=source, predicate=MERGE_PREDICATE, source_alias="s", target_alias="t")
@@ -230,10 +231,12 @@ def merge(table_dir, batch_file):
         .execute()
     )
     call_ms = (time.perf_counter() - started) * 1000
+    call_cpu_ms = cpu_ms() - cpu_before
     print(
         json.dumps(
             {
                 "callMs": call_ms,
+                "callCpuMs": call_cpu_ms,
                 "setupMs": (started - started_process) * 1000,
                 "peakRssMB": peak_rss_mb(),
                 "rssBeforeCallMB": rss_before_call,

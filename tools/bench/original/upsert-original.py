@@ -2,7 +2,8 @@
 (tools/bench/merge-engine/upsert-bench.mjs starts it as its own child process, with the venv that
 ensure-venv.sh builds beside this file). It reads the batch with pyarrow, opens the table, then times
 `DeltaLiteTable.open(dir).upsert(batch, primary_keys=["id"], partition_key="day")` with every other option at
-the original's default, and prints one JSON line shaped like upsert-delta-rs.py's `merge`: callMs, setupMs,
+the original's default, and prints one JSON line shaped like upsert-delta-rs.py's `merge`: callMs, callCpuMs
+(getrusage user + system over the call), setupMs,
 peakRssMB (getrusage ru_maxrss), rssBeforeCallMB, version (the committed one) and metrics (the UpsertStats
 counters as a dict).
 
@@ -23,7 +24,7 @@ from deltalite import DeltaLiteTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the shared helper
-from process_rss import current_rss_mb, peak_rss_mb  # noqa: E402
+from process_rss import cpu_ms, current_rss_mb, peak_rss_mb  # noqa: E402
 
 
 def stats_dict(stats):
@@ -37,14 +38,17 @@ def merge(table_dir, batch_file):
     source = pq.read_table(batch_file)
     table = DeltaLiteTable.open(table_dir)
     rss_before_call = current_rss_mb()
+    cpu_before = cpu_ms()
     started = time.perf_counter()
     stats = table.upsert(source, primary_keys=["id"], partition_key="day")
     call_ms = (time.perf_counter() - started) * 1000
+    call_cpu_ms = cpu_ms() - cpu_before
     metrics = stats_dict(stats)
     print(
         json.dumps(
             {
                 "callMs": call_ms,
+                "callCpuMs": call_cpu_ms,
                 "setupMs": (started - started_process) * 1000,
                 "peakRssMB": peak_rss_mb(),
                 "rssBeforeCallMB": rss_before_call,
