@@ -11,7 +11,7 @@
  * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
  * `openWriterStream` encodes a writer stream on the addon's CPU threads into local files written in place (native
  * only; parquet-stream's native-stream.ts); `directFilesOpened` counts the files it wrote around the page cache
- * (Linux O_DIRECT).
+ * (Linux O_DIRECT), `syncsBehind` the syncs of files written through it made while they were being written.
  */
 "use strict";
 const { join } = require("node:path");
@@ -223,6 +223,11 @@ function directFilesOpened() {
   return native().directFilesOpened();
 }
 
+/** How many times a file written in place was synced behind its writer (tests: whether that ran). */
+function syncsBehind() {
+  return native().syncsBehind();
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -251,3 +256,4 @@ exports.gatherFixed = gatherFixed;
 exports.gatherVariable = gatherVariable;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;
+exports.syncsBehind = syncsBehind;

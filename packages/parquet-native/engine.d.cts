@@ -142,6 +142,8 @@ export declare function gatherVariable(
 ): void;
 /** How many files writer streams (`openWriterStream`) wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
 export declare function directFilesOpened(): number;
+/** How many times a file a writer stream wrote through the page cache was synced while being written, in this process (after a flushed row group; Linux). */
+export declare function syncsBehind(): number;
 /**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row
  * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its

@@ -16,6 +16,7 @@ mod direct_file;
 mod read;
 mod stream;
 mod stream_input;
+mod sync_behind;
 mod take;
 mod value_hashes;
 mod write;

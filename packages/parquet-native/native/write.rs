@@ -1,8 +1,8 @@
 //! Arrow batches encoded into Parquet: writer properties from JavaScript, a file written batch by batch whose
 //! bytes are handed out as each row group is flushed, and a whole table written at once; and the output a
 //! writer stream (`stream.rs`) writes a file in place through: the store's local temp file, around the page
-//! cache where the filesystem allows (`direct_file.rs`), else through it with its writeback started at each
-//! row group, synced at its end. The bytes returned are copied into JavaScript-owned buffers, so a
+//! cache where the filesystem allows (`direct_file.rs`), else through it and synced behind the writer at each
+//! row group (`sync_behind.rs`), synced at its end. The bytes returned are copied into JavaScript-owned buffers, so a
 //! worker can transfer them to another thread.
 
 use std::collections::BTreeMap;
@@ -19,6 +19,7 @@ use parquet::schema::types::ColumnPath;
 
 use crate::batch::{failure, NativeBatch, NativeSchema, NativeTable};
 use crate::direct_file::DirectFile;
+use crate::sync_behind::SyncBehind;
 
 /// The writer properties the encoder sets (the rest stay at parquet-rs's defaults, as with parquet-wasm).
 #[napi(object)]
@@ -96,7 +97,8 @@ fn to_js<'env>(env: &'env Env, bytes: &[u8]) -> Result<Uint8ArraySlice<'env>> {
 /// the page cache where the filesystem allows, else through it).
 pub(crate) enum Output {
     Memory(Vec<u8>),
-    File(File),
+    /// A file written through the page cache, synced behind its writer where that can be set up.
+    File(File, Option<SyncBehind>),
     Direct(DirectFile),
 }
 
@@ -104,7 +106,7 @@ impl Write for Output {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         match self {
             Output::Memory(buffer) => buffer.write(bytes),
-            Output::File(file) => file.write(bytes),
+            Output::File(file, _) => file.write(bytes),
             Output::Direct(file) => file.write(bytes),
         }
     }
@@ -112,7 +114,7 @@ impl Write for Output {
     fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         match self {
             Output::Memory(buffer) => buffer.write_all(bytes),
-            Output::File(file) => file.write_all(bytes),
+            Output::File(file, _) => file.write_all(bytes),
             Output::Direct(file) => file.write_all(bytes),
         }
     }
@@ -120,7 +122,7 @@ impl Write for Output {
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Output::Memory(_) => Ok(()),
-            Output::File(file) => file.flush(),
+            Output::File(file, _) => file.flush(),
             Output::Direct(file) => file.flush(),
         }
     }
@@ -133,14 +135,15 @@ impl Output {
     pub(crate) fn in_place(path: &str) -> Result<Output> {
         Ok(match DirectFile::open(path) {
             Some(direct) => Output::Direct(direct),
-            None => Output::File(
-                OpenOptions::new()
+            None => {
+                let file = OpenOptions::new()
                     .read(true) // the footer is read back once written
                     .write(true)
                     .truncate(true)
                     .open(path)
-                    .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?,
-            ),
+                    .map_err(|error| Error::from_reason(format!("cannot open {path}: {error}")))?;
+                Output::File(file, SyncBehind::open(path))
+            }
         })
     }
 
@@ -149,7 +152,7 @@ impl Output {
     pub(crate) fn completed_in_place(self) -> Result<(File, u64, Vec<u8>)> {
         let file = match self {
             Output::Memory(_) => return Err(Error::from_reason("a Parquet file in memory is not written in place")),
-            Output::File(file) => file,
+            Output::File(file, _) => file,
             Output::Direct(direct) => direct
                 .finish()
                 .map_err(|error| Error::from_reason(format!("writing the Parquet file's tail: {error}")))?,
@@ -162,14 +165,17 @@ impl Output {
 }
 
 /// After a write that flushed row groups: pushes their bytes from the writer's buffer into its output (a file
-/// written through the page cache starts its writeback); returns the memory output's bytes, if that is where
+/// written through the page cache is synced behind, `sync_behind.rs`, or else starts its writeback); returns the memory output's bytes, if that is where
 /// they went.
 pub(crate) fn pass_on_flushed(writer: &mut ArrowWriter<Output>) -> Result<Option<&mut Vec<u8>>> {
     writer.sync().map_err(failure)?;
     Ok(match writer.inner_mut() {
         Output::Memory(output) => Some(output),
-        Output::File(file) => {
-            start_writeback(file);
+        Output::File(file, behind) => {
+            match behind {
+                Some(behind) => behind.request(),
+                None => start_writeback(file),
+            }
             None
         }
         Output::Direct(_) => None,

@@ -82,6 +82,18 @@ function directFilesOpened(): number {
   return engine.directFilesOpened();
 }
 
+/** Times the native engine synced a file written through the page cache while writing it, so far. */
+function syncsBehind(): number {
+  const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { syncsBehind(): number };
+  return engine.syncsBehind();
+}
+
+/** Waits (up to 5 s) for `ready`: the native engine's background syncs finish on their own thread. */
+async function eventually(ready: () => boolean): Promise<boolean> {
+  for (let waited = 0; !ready() && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  return ready();
+}
+
 /** Every file under `dir`, relative, sorted. */
 function filesUnder(dir: string): string[] {
   return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
@@ -142,6 +154,7 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
     const dir = scratch();
     const direct = inPlace && switchValue === "1" && acceptsDirectIo(dir);
     const before = inPlace ? directFilesOpened() : 0;
+    const syncsBefore = inPlace ? syncsBehind() : 0;
     const local = new LocalFileStore(dir);
     const memory = new InMemoryStore();
     const options = (prefix: string) => {
@@ -174,6 +187,9 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
       expect(file.metadata).toEqual((here[i] as WrittenFile).metadata);
     }
     if (inPlace) expect(directFilesOpened() - before).toBe(direct ? there.length : 0);
+    // Through the cache, each file of several row groups is synced behind its writer as row groups flush.
+    if (inPlace && !direct)
+      expect(await eventually(() => syncsBehind() - syncsBefore >= there.length)).toBe(true);
     expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort());
   });
 
