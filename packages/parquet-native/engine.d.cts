@@ -84,9 +84,8 @@ export declare function transformParquetStream(
   props: WriterProperties,
   options?: { holdBelowBytes?: number },
 ): AsyncIterable<Uint8Array>;
-/** One input of a writer stream: an Arrow IPC stream, or a Parquet file to pass through (from its path or bytes). */
+/** A Parquet file a writer stream passes through (from its path or bytes). */
 export interface WriterStreamInput {
-  ipc?: Uint8Array;
   path?: string;
   size?: number;
   bytes?: Uint8Array;
@@ -97,6 +96,11 @@ export interface WriterStreamInput {
 /** A writer stream encoded on the addon's CPU threads into local files written in place (the addon's stream.rs). */
 export interface NativeWriterStream {
   push(input: WriterStreamInput): void;
+  /**
+   * Queues an Arrow IPC stream given as `parts` at byte `offsets` in a stream of `byteLength` bytes (gaps are
+   * zeros), joined on libuv's pool: change or transfer no part, and push nothing else, until it resolves.
+   */
+  pushIpc(parts: Uint8Array[], offsets: number[], byteLength: number): Promise<void>;
   end(): void;
   /** Encodes until the queue is empty, a batch waits for a file's path, the file is full, or the stream ended. */
   run(): Promise<{ state: "drained" | "fileStart" | "full" | "ended"; taken: number }>;

@@ -48,11 +48,10 @@ pub struct StreamSettings {
     pub judge: Option<StreamJudge>,
 }
 
-/// One input: `ipc` (an Arrow IPC stream), or a Parquet file to pass through from `path` (`size` bytes long) or
-/// `bytes`, its `rowGroups` decoded in batches of `batchRows`, less the file rows `skipRows` (ascending).
+/// A Parquet file to pass through from `path` (`size` bytes long) or `bytes`, its `rowGroups` decoded in batches
+/// of `batchRows`, less the file rows `skipRows` (ascending). (An Arrow IPC stream goes in by `pushIpc`.)
 #[napi(object)]
 pub struct StreamInput {
-    pub ipc: Option<Uint8Array>,
     pub path: Option<String>,
     pub size: Option<f64>,
     pub bytes: Option<Uint8Array>,
@@ -149,7 +148,7 @@ impl Work {
             self.judge_first(&input)?;
             match input {
                 Input::Ipc(ipc) => {
-                    decode_ipc(&ipc, &mut self.carry)?;
+                    decode_ipc(ipc, &mut self.carry)?;
                     self.taken += 1;
                 }
                 Input::File(file) => self.cursor = Some(FileCursor::open(file)?),
@@ -283,6 +282,37 @@ impl Task for FinishFile {
     }
 }
 
+/// `NativeWriterStream::push_ipc` on libuv's pool: the caller's parts joined into one IPC stream, queued.
+pub struct PushIpc {
+    shared: Arc<Shared>,
+    parts: Vec<Uint8Array>,
+    offsets: Vec<usize>,
+    total: usize,
+}
+
+impl Task for PushIpc {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let mut stream = vec![0u8; self.total];
+        for (part, &offset) in self.parts.iter().zip(&self.offsets) {
+            let bytes: &[u8] = part;
+            let end = offset.checked_add(bytes.len()).filter(|&end| end <= self.total);
+            let end = end.ok_or_else(|| Error::from_reason("pushIpc: a part ends past the stream's length"))?;
+            stream[offset..end].copy_from_slice(bytes);
+        }
+        if !self.shared.aborted.load(Ordering::Relaxed) {
+            lock(&self.shared.queue)?.inputs.push_back(Input::Ipc(stream));
+        }
+        Ok(())
+    }
+
+    fn resolve(&mut self, _env: Env, _output: Self::Output) -> Result<Self::JsValue> {
+        Ok(())
+    }
+}
+
 /// One writer stream (see the module's comment). `run` and `finishFile` must not overlap; `push` and `end`
 /// may be called at any time.
 #[napi]
@@ -291,13 +321,10 @@ pub struct NativeWriterStream {
 }
 
 fn input_of(given: StreamInput) -> Result<Input> {
-    if let Some(ipc) = given.ipc {
-        return Ok(Input::Ipc(ipc.to_vec()));
-    }
     let source = match (given.path, given.bytes) {
         (Some(path), _) => FileSource::Path { path, size: given.size.unwrap_or(-1.0) },
         (None, Some(bytes)) => FileSource::Bytes(Bytes::from(bytes.to_vec())),
-        (None, None) => return Err(Error::from_reason("a writer stream's input has neither ipc, path nor bytes")),
+        (None, None) => return Err(Error::from_reason("a writer stream's file has neither a path nor bytes")),
     };
     Ok(Input::File(FileInput {
         source,
@@ -337,6 +364,19 @@ impl NativeWriterStream {
         let input = input_of(input)?;
         lock(&self.shared.queue)?.inputs.push_back(input);
         Ok(())
+    }
+
+    /// Queues one Arrow IPC stream given as `parts`, each at its byte offset in a stream of `total` bytes (the
+    /// gaps are zeros): joined off the JavaScript thread, on libuv's pool, where the task reads the parts in
+    /// place and keeps them referenced until it settles (change or transfer none of them before). Queued in
+    /// order only if nothing else is pushed before the promise settles.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn push_ipc(&self, parts: Vec<Uint8Array>, offsets: Vec<f64>, total: f64) -> Result<AsyncTask<PushIpc>> {
+        if parts.len() != offsets.len() || !(total >= 0.0) || offsets.iter().any(|&o| !(o >= 0.0)) {
+            return Err(Error::from_reason("pushIpc: parts and offsets do not match"));
+        }
+        let offsets = offsets.into_iter().map(|o| o as usize).collect();
+        Ok(AsyncTask::new(PushIpc { shared: self.shared.clone(), parts, offsets, total: total as usize }))
     }
 
     /// No input follows.

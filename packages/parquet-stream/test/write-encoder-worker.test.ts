@@ -8,7 +8,7 @@
 import { InMemoryStore, type ObjectStore } from "@deltalite/object-store";
 import type { RecordBatch } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { batchIpcStream } from "../src/arrow/ipc-stream.js";
+import { batchIpcLayout } from "../src/arrow/ipc-stream.js";
 import { parquetEngineEntry } from "../src/engine.js";
 import {
   encoderWasmMemoryBytes,
@@ -187,7 +187,7 @@ describe("parquet encoding on a worker thread", () => {
           joinBelowBytes,
         });
         for (let b = 0; b < 3; b++)
-          await session.send(batchIpcStream(sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch));
+          await session.send(batchIpcLayout(sequenceTable(b * 5000, 5000, 12).batches[0] as RecordBatch));
         session.end();
         const parts: Uint8Array[] = [];
         for (let event = await session.next(); event.type !== "done"; event = await session.next()) {

@@ -1,6 +1,7 @@
 /**
  * Owns `batchIpcStream`: one RecordBatch as an Arrow IPC stream (the schema message, one record-batch
- * message, the end-of-stream marker) in a buffer of its own, with each column buffer copied once into place.
+ * message, the end-of-stream marker) in a buffer of its own, with each column buffer copied once into place;
+ * or laid out as parts for the native engine to join (`batchIpcLayout`), so this thread copies nothing.
  * apache-arrow's RecordBatchStreamWriter does the same through its generic visitor, rebuilt offsets and a
  * join of many chunks: the eight source slices of a 1M-row upsert took ~50–63 ms of the main thread there
  * (a cold process, CPU profile, merge-engine BENCHMARKS.md session 29), which is why this one exists.
@@ -17,6 +18,8 @@ const METADATA_V5 = 4;
 const HEADER_RECORD_BATCH = 3;
 const CONTINUATION = 0xffffffff;
 const EOS_BYTES = 8;
+/** The end-of-stream marker: the continuation, then a zero length. */
+const END_OF_STREAM = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 
 /** A field node of the record batch: its length and null count, in depth-first field order. */
 interface FieldNode {
@@ -35,33 +38,64 @@ interface Body {
 const align8 = (n: number) => (n + 7) & ~7;
 
 /**
- * The IPC stream of `batch` (see module comment), in a buffer that no other view shares, its schema message
- * that of `schema`: pass the writer's own Schema object for batches conformed to it, as its message is
- * encoded once per Schema object and apache-arrow gives every RecordBatch it makes a new one.
+ * An IPC stream laid out but not joined: each part (the schema message, the record batch's prefix and
+ * metadata, each body buffer, the end-of-stream marker) with its byte offset in a stream of `byteLength`
+ * bytes whose gaps are zeros. The native engine joins it off the JavaScript thread (native-stream.ts);
+ * `joinIpc` makes the stream.
  */
+export interface IpcLayout {
+  parts: Uint8Array[];
+  offsets: number[];
+  byteLength: number;
+}
+
+/**
+ * The IPC stream of `batch` (see module comment) laid out, its schema message that of `schema`: pass the
+ * writer's own Schema object for batches conformed to it, as its message is encoded once per Schema object
+ * and apache-arrow gives every RecordBatch it makes a new one. The parts are views of the batch's buffers.
+ */
+export function batchIpcLayout(
+  batch: { schema: Schema; data: Data; numRows: number },
+  schema: Schema = batch.schema,
+): IpcLayout {
+  const body: Body = { nodes: [], buffers: [], offsets: [], byteLength: 0 };
+  const children = batch.data.children as Data[];
+  if (!children.every((child) => assemble(child, body))) {
+    const ipc = writerIpc(batch);
+    return { parts: [ipc], offsets: [0], byteLength: ipc.byteLength };
+  }
+  const message = schemaMessage(schema);
+  const metadata = recordBatchMetadata(batch.numRows, body);
+  const metadataLength = align8(metadata.byteLength);
+  const prefix = new Uint8Array(8);
+  const prefixView = new DataView(prefix.buffer);
+  prefixView.setUint32(0, CONTINUATION, true);
+  prefixView.setInt32(4, metadataLength, true);
+  const bodyStart = message.byteLength + 8 + metadataLength;
+  const byteLength = bodyStart + body.byteLength + EOS_BYTES;
+  const parts = [message, prefix, metadata, ...body.buffers, END_OF_STREAM];
+  const offsets = [0, message.byteLength, message.byteLength + 8];
+  for (const at of body.offsets) offsets.push(bodyStart + at);
+  offsets.push(byteLength - EOS_BYTES);
+  return { parts, offsets, byteLength };
+}
+
+/** The stream laid out by `layout`, in a buffer that no other view shares. */
+export function joinIpc(layout: IpcLayout): Uint8Array {
+  const { parts, offsets, byteLength } = layout;
+  const only = parts[0] as Uint8Array;
+  if (parts.length === 1 && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only;
+  const out = new Uint8Array(byteLength);
+  for (let i = 0; i < parts.length; i++) out.set(parts[i] as Uint8Array, offsets[i] as number);
+  return out;
+}
+
+/** The IPC stream of `batch` (`batchIpcLayout`) in a buffer of its own. */
 export function batchIpcStream(
   batch: { schema: Schema; data: Data; numRows: number },
   schema: Schema = batch.schema,
 ): Uint8Array {
-  const body: Body = { nodes: [], buffers: [], offsets: [], byteLength: 0 };
-  const children = batch.data.children as Data[];
-  if (!children.every((child) => assemble(child, body))) return writerIpc(batch);
-  const message = schemaMessage(schema);
-  const metadata = recordBatchMetadata(batch.numRows, body);
-  const metadataLength = align8(metadata.byteLength);
-  const total = message.byteLength + 8 + metadataLength + body.byteLength + EOS_BYTES;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  out.set(message, 0);
-  let at = message.byteLength;
-  view.setUint32(at, CONTINUATION, true);
-  view.setInt32(at + 4, metadataLength, true);
-  out.set(metadata, at + 8);
-  at += 8 + metadataLength;
-  for (let i = 0; i < body.buffers.length; i++)
-    out.set(body.buffers[i] as Uint8Array, at + (body.offsets[i] as number));
-  view.setUint32(total - EOS_BYTES, CONTINUATION, true); // then a zero length: end of stream
-  return out;
+  return joinIpc(batchIpcLayout(batch, schema));
 }
 
 /** apache-arrow's writer: what the types this module does not assemble go through. */
@@ -185,26 +219,45 @@ const ASSEMBLED = new Set<number>([
   Type.FixedSizeList,
 ]);
 
+/**
+ * Writes `value` (a whole number in [0, 2^53)) as a little-endian int64, the builder growing down: its high
+ * word, then its low word. flatbuffers' own `writeInt64` takes a BigInt and splits it with BigInt arithmetic;
+ * in a cold recent 1M upsert the eight source slices' metadata spent ~14 ms of the main thread there (CPU
+ * profile, merge-engine BENCHMARKS.md session 31). `| 0` keeps a number's low 32 bits (modulo 2^32).
+ */
+function writeInt64(fb: Builder, value: number): void {
+  fb.writeInt32(Math.floor(value / 2 ** 32) | 0);
+  fb.writeInt32(value | 0);
+}
+
+/** A table's int64 field `slot` (left out at its default, 0), as `addFieldInt64` would write it. */
+function addFieldInt64(fb: Builder, slot: number, value: number): void {
+  if (value === 0) return;
+  fb.prep(8, 0);
+  writeInt64(fb, value);
+  fb.slot(slot);
+}
+
 /** The flatbuffer of a Message holding a RecordBatch header over `body` (Message.fbs). */
 function recordBatchMetadata(rows: number, body: Body): Uint8Array {
   const fb = new Builder(128 + 16 * (body.nodes.length + body.buffers.length));
   fb.startVector(16, body.buffers.length, 8);
   for (let i = body.buffers.length - 1; i >= 0; i--) {
     fb.prep(8, 16);
-    fb.writeInt64(BigInt((body.buffers[i] as Uint8Array).byteLength));
-    fb.writeInt64(BigInt(body.offsets[i] as number));
+    writeInt64(fb, (body.buffers[i] as Uint8Array).byteLength);
+    writeInt64(fb, body.offsets[i] as number);
   }
   const buffers = fb.endVector();
   fb.startVector(16, body.nodes.length, 8);
   for (let i = body.nodes.length - 1; i >= 0; i--) {
     const node = body.nodes[i] as FieldNode;
     fb.prep(8, 16);
-    fb.writeInt64(BigInt(node.nullCount));
-    fb.writeInt64(BigInt(node.length));
+    writeInt64(fb, node.nullCount);
+    writeInt64(fb, node.length);
   }
   const nodes = fb.endVector();
   fb.startObject(5); // RecordBatch: length, nodes, buffers, compression, variadicBufferCounts
-  fb.addFieldInt64(0, BigInt(rows), 0n);
+  addFieldInt64(fb, 0, rows);
   fb.addFieldOffset(1, nodes, 0);
   fb.addFieldOffset(2, buffers, 0);
   const header = fb.endObject();
@@ -212,7 +265,7 @@ function recordBatchMetadata(rows: number, body: Body): Uint8Array {
   fb.addFieldInt16(0, METADATA_V5, 0);
   fb.addFieldInt8(1, HEADER_RECORD_BATCH, 0);
   fb.addFieldOffset(2, header, 0);
-  fb.addFieldInt64(3, BigInt(body.byteLength), 0n);
+  addFieldInt64(fb, 3, body.byteLength);
   fb.finish(fb.endObject());
   return fb.asUint8Array();
 }

@@ -11,6 +11,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DeltaLiteError } from "@deltalite/errors";
+import { type IpcLayout, joinIpc } from "../arrow/ipc-stream.js";
 import { parquetEngineEntry } from "../engine.js";
 import {
   type EncoderSettings,
@@ -152,9 +153,10 @@ export class EncoderSession {
     this.#encoder.post({ id: this.id, type: "begin", settings, schemaIpc });
   }
 
-  /** Sends one slice (its buffer is transferred), first waiting for credit. */
-  async send(ipc: Uint8Array): Promise<void> {
+  /** Sends one slice (joined into a buffer of its own, which is transferred), first waiting for credit. */
+  async send(layout: IpcLayout): Promise<void> {
     await this.#until(() => this.#credit > 0);
+    const ipc = joinIpc(layout);
     this.#credit--;
     this.#onTaken.push(undefined);
     this.#encoder.post({ id: this.id, type: "slice", ipc }, [ipc.buffer as ArrayBuffer]);

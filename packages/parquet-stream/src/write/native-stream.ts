@@ -12,6 +12,7 @@
 import { createRequire } from "node:module";
 import { DeltaLiteError } from "@deltalite/errors";
 import type * as ParquetWasm from "parquet-wasm";
+import type { IpcLayout } from "../arrow/ipc-stream.js";
 import { parquetEngineEntry } from "../engine.js";
 import { type FileToPassThrough, MAX_QUEUED_SLICES } from "./encoder-pool.js";
 import { type EncoderEvent, type EncoderSettings, writerProperties } from "./encoder-worker.js";
@@ -30,7 +31,6 @@ export const MAX_QUEUED_FILES = 16;
 /** The addon's writer stream (parquet-native engine.d.cts `NativeWriterStream`). */
 interface WriterStream {
   push(input: {
-    ipc?: Uint8Array;
     path?: string;
     size?: number;
     bytes?: Uint8Array;
@@ -38,6 +38,7 @@ interface WriterStream {
     batchRows?: number;
     skipRows?: Int32Array | undefined;
   }): void;
+  pushIpc(parts: Uint8Array[], offsets: number[], byteLength: number): Promise<void>;
   end(): void;
   run(): Promise<{ state: "drained" | "fileStart" | "full" | "ended"; taken: number }>;
   setTarget(path: string): void;
@@ -99,10 +100,25 @@ export class NativeStreamSession {
     void this.#drive(this.#stream);
   }
 
-  /** Queues one slice (an IPC stream), first waiting for credit. */
-  async send(ipc: Uint8Array): Promise<void> {
+  /**
+   * Queues one slice (an IPC stream laid out in parts, which must not change until this resolves), first
+   * waiting for credit. The stream joins the parts on libuv's pool: in a cold recent 1M upsert, joining the
+   * source slices here and copying them into the addon cost ~30 ms of this thread (merge-engine BENCHMARKS.md,
+   * session 31). Resolves once the slice is queued, so the next input queues after it.
+   */
+  async send(ipc: IpcLayout): Promise<void> {
     await this.#until(() => this.#credit.slice > 0);
-    this.#push({ ipc }, { kind: "slice" });
+    const stream = this.#stream;
+    this.#credit.slice--;
+    this.#queued.push({ kind: "slice" });
+    try {
+      await stream?.pushIpc(ipc.parts, ipc.offsets, ipc.byteLength);
+    } catch (error) {
+      this.fail(failure(error));
+      throw this.#failure;
+    }
+    this.#pushed = true;
+    this.#notify();
   }
 
   /**

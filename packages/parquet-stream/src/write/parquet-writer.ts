@@ -17,7 +17,7 @@ import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
 import type { LocalFileTarget, ObjectStore } from "@deltalite/object-store";
 import { makeData, RecordBatch, RecordBatchStreamWriter, type Schema, Struct } from "apache-arrow";
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
-import { batchIpcStream, schemaIpcStream } from "../arrow/ipc-stream.js";
+import { batchIpcLayout, schemaIpcStream } from "../arrow/ipc-stream.js";
 import { parquetEngineName } from "../engine.js";
 import {
   DICTIONARY_SAMPLE_ROWS,
@@ -212,8 +212,7 @@ async function feed(
   try {
     for await (const slice of slices) {
       begin();
-      if (!isPassthrough(slice))
-        await session.send(batchIpcStream(slice, schema)); // a buffer of its own: it may be transferred
+      if (!isPassthrough(slice)) await session.send(batchIpcLayout(slice, schema));
       else {
         const { maxRowGroupBytes, maxRowGroupRows } = settings();
         const batchRows = passthroughBatchRows(slice, maxRowGroupBytes, maxRowGroupRows);
