@@ -66,8 +66,12 @@ pub(crate) struct SyncBehind {
 
 impl SyncBehind {
     /// A background syncer of the file at `path` (just opened for writing, nothing written yet), or None where
-    /// the file cannot be opened again or the thread is not there (then the final sync does it all).
+    /// the file cannot be opened again or the thread is not there (then the final sync does it all), and off
+    /// Linux: measured on Linux alone, and elsewhere a sync may flush the whole device each time (macOS).
     pub(crate) fn open(path: &str) -> Option<SyncBehind> {
+        if !cfg!(target_os = "linux") {
+            return None;
+        }
         queue()?;
         let file = File::open(path).ok()?;
         Some(SyncBehind { behind: Arc::new(Behind { file, queued: AtomicBool::new(false) }) })

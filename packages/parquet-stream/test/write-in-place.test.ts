@@ -187,8 +187,8 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
       expect(file.metadata).toEqual((here[i] as WrittenFile).metadata);
     }
     if (inPlace) expect(directFilesOpened() - before).toBe(direct ? there.length : 0);
-    // Through the cache, each file of several row groups is synced behind its writer as row groups flush.
-    if (inPlace && !direct)
+    // Through the cache, each file of several row groups is synced behind its writer as row groups flush (Linux).
+    if (inPlace && !direct && process.platform === "linux")
       expect(await eventually(() => syncsBehind() - syncsBefore >= there.length)).toBe(true);
     expect(filesUnder(dir)).toEqual(there.map((f) => f.key).sort());
   });
