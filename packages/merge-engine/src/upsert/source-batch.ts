@@ -2,7 +2,8 @@
  * The upsert's source, held in memory (it is the small side) once aligned to the table schema by
  * @deltalite/data-files (`alignToTable`, `columnsToRelax`): rows grouped by partition value with
  * data-files' `partitionRows` (a NULL partition value is an error), each partition's primary-key set built and checked for duplicates, and
- * each partition's rows projected to the data-file schema — all before anything is written. With
+ * each partition's rows projected to the data-file schema (taken when first read) — all before anything is
+ * written. With
  * `missingColumns: "keep"` each partition batch also carries the columns its source batch lacked (the
  * rewrite fills them from the target rows it replaces, fill-from-target.ts).
  */
@@ -20,8 +21,15 @@ export interface SourcePartition {
   values: Record<string, string | null>;
   /** Human-readable name for messages (`day=2026-01-01`, or `(unpartitioned)`). */
   label: string;
-  /** Batches of the partition's rows in the data-file schema (partition column dropped). */
-  batches: RecordBatch[];
+  /**
+   * Batches of the partition's rows in the data-file schema (partition column dropped): taken from the
+   * source batches when first read (by the partition's rewrite), not while the call plans. In a cold recent
+   * 1M upsert the eight takes were ~24 ms of the main thread before the first probe could start
+   * (merge-engine BENCHMARKS.md, session 31).
+   */
+  readonly batches: RecordBatch[];
+  /** Per batch: the aligned source batch (table schema) its rows are taken from, at `sourceRows`. */
+  sources: RecordBatch[];
   keys: SourceKeySet;
   rows: number;
   /**
@@ -120,10 +128,8 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
   for (const group of groups.values()) {
     const keys = SourceKeySet.build(group.parts.map((p) => ({ keys: p.keys, rows: p.rows })));
     keys.assertNoDuplicates(group.label);
-    const batches = group.parts.map((p) => {
-      const selected = p.rows.length === p.batch.numRows ? p.batch : takeRows(p.batch, p.rows);
-      return projectTo(selected, input.dataSchema);
-    });
+    const parts = group.parts;
+    let batches: RecordBatch[] | undefined;
     const keepFromTarget = group.parts.some((p) => p.keep.length > 0)
       ? group.parts.map((p) => p.keep)
       : undefined;
@@ -131,7 +137,14 @@ export function planSource(input: SourcePlanInput): SourcePartition[] {
     out.push({
       values: group.values,
       label: group.label,
-      batches,
+      get batches() {
+        batches ??= parts.map((p) => {
+          const selected = p.rows.length === p.batch.numRows ? p.batch : takeRows(p.batch, p.rows);
+          return projectTo(selected, input.dataSchema);
+        });
+        return batches;
+      },
+      sources: parts.map((p) => p.batch),
       keys,
       rows: group.parts.reduce((n, p) => n + p.rows.length, 0),
       sourceRows: group.parts.map((p) => p.rows),

@@ -76,11 +76,19 @@ function valueAt(data: Data, row: number, deltaType: string): Value | undefined 
 }
 
 /**
- * Prepares the source values per prunable key column of `partition`'s batches (MERGE equality: rows with
- * any NULL key part excluded; null-safe: see module comment).
+ * The rows whose key values count: a partition's rows of its source batches (`sources` at `sourceRows`), so
+ * its rows need not be taken first, or every row of `batches`.
+ */
+export type KeyRangeSource =
+  | { readonly sources: readonly RecordBatch[]; readonly sourceRows: readonly Int32Array[] }
+  | { readonly batches: readonly RecordBatch[] };
+
+/**
+ * Prepares the source values per prunable key column of `partition`'s rows (MERGE equality: rows with any
+ * NULL key part excluded; null-safe: see module comment).
  */
 export function sourceKeyRanges(
-  partition: { readonly batches: readonly RecordBatch[] },
+  partition: KeyRangeSource,
   keyTypes: Readonly<Record<string, string>>,
   options: KeyRangeOptions = {},
 ): ColumnValues[] {
@@ -90,8 +98,13 @@ export function sourceKeyRanges(
   const out: ColumnValues[] = [];
   for (const [column, deltaType] of columns) {
     const found: ColumnValues = { column, deltaType, values: [], hasNull: false };
-    for (const batch of partition.batches)
-      collect(batch, found, skipRowsWithNullIn, options.nullSafe === true);
+    if ("sources" in partition) {
+      for (const [b, batch] of partition.sources.entries())
+        collect(batch, partition.sourceRows[b], found, skipRowsWithNullIn, options.nullSafe === true);
+    } else {
+      for (const batch of partition.batches)
+        collect(batch, undefined, found, skipRowsWithNullIn, options.nullSafe === true);
+    }
     found.values.sort(compare);
     out.push(found);
   }
@@ -101,15 +114,19 @@ export function sourceKeyRanges(
 const childNamed = (batch: RecordBatch, name: string) =>
   batch.data.children[batch.schema.fields.findIndex((f) => f.name === name)] as Data;
 
+/** Adds the key values of `batch`'s `rows` (every row when absent) to `into`. */
 function collect(
   batch: RecordBatch,
+  rows: Int32Array | undefined,
   into: ColumnValues,
   skipRowsWithNullIn: string[],
   nullSafe: boolean,
 ): void {
   const data = childNamed(batch, into.column);
   const keyData = skipRowsWithNullIn.map((k) => childNamed(batch, k));
-  for (let row = 0; row < batch.numRows; row++) {
+  const count = rows === undefined ? batch.numRows : rows.length;
+  for (let i = 0; i < count; i++) {
+    const row = rows === undefined ? i : (rows[i] as number);
     if (keyData.some((d) => !d.getValid(row))) continue;
     if (nullSafe && !data.getValid(row)) into.hasNull = true;
     const v = valueAt(data, row, into.deltaType);
