@@ -17,6 +17,7 @@ import {
   Utf8,
   vectorFromArray,
 } from "apache-arrow";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SourcePartition } from "../src/upsert/source-batch.js";
 import { compareCodePoints, sourceKeyRanges, statsMayHoldKey } from "../src/upsert/stats-prune.js";
@@ -149,6 +150,30 @@ describe("upsert stats pruning", () => {
   ])("$name → may hold a key: $may", ({ type, deltaType, source, st, may }) => {
     const ranges = sourceKeyRanges(partitionOf(type, source), { k: deltaType });
     expect(statsMayHoldKey(st, ranges)).toBe(may);
+  });
+
+  it("collects a string key column's source values in UTF-8 byte order, whatever code units they hold", () => {
+    const byBytes = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
+    // The strings below U+D800 alone, and mixed with the code units where UTF-16 order differs (lone
+    // surrogates are not well-formed UTF-8, so the mixed ones take whole code points).
+    const low = fc.string({ unit: fc.integer({ min: 0, max: 0xd7ff }).map((c) => String.fromCharCode(c)) });
+    const any = fc.string({ unit: "grapheme" });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(low, any, fc.constant("\uFFFD"), fc.constant("\u{1F600}"))),
+        (strings) => {
+          const [column] = sourceKeyRanges(partitionOf(new Utf8(), strings), { k: "string" });
+          expect(column?.values).toEqual([...strings].sort(byBytes));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("reads a partition's key values from its source batches at its rows", () => {
+    const whole = partitionOf(new Utf8(), ["d", "a", null, "c", "b"]);
+    const source = { sources: whole.batches, sourceRows: [Int32Array.of(0, 2, 3)] };
+    expect(sourceKeyRanges(source, { k: "string" })[0]?.values).toEqual(["c", "d"]);
   });
 
   it("compares strings like UTF-8 bytes", () => {

@@ -105,10 +105,24 @@ export function sourceKeyRanges(
       for (const batch of partition.batches)
         collect(batch, undefined, found, skipRowsWithNullIn, options.nullSafe === true);
     }
-    found.values.sort(compare);
+    sortValues(found.values);
     out.push(found);
   }
   return out;
+}
+
+/** A code unit at or above U+D800: where UTF-16 order and code-point order may part. */
+const HIGH_CODE_UNIT = /[\uD800-\uFFFF]/;
+
+/**
+ * Sorts one column's source values in `compare`'s order. Strings without a code unit at or above U+D800 sort
+ * the same by UTF-16 code units, the built-in order, as by code points, and V8 sorts them without calling
+ * back into JavaScript: see the comment at the call's measurement in merge-engine BENCHMARKS.md, session 31.
+ */
+function sortValues(values: Value[]): void {
+  const strings = values.length > 0 && typeof values[0] === "string";
+  if (strings && !(values as string[]).some((v) => HIGH_CODE_UNIT.test(v))) values.sort();
+  else values.sort(compare);
 }
 
 const childNamed = (batch: RecordBatch, name: string) =>
