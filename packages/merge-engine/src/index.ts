@@ -21,6 +21,7 @@ export {
   type DroppedKind,
   fileHoldsSourceKey,
   type KeyRangeOptions,
+  type KeyRangeSource,
   type MissingColumns,
   type PartitionDeletes,
   type PruneStrategy,

@@ -18,6 +18,7 @@ export {
   type ColumnValues,
   compareCodePoints,
   type KeyRangeOptions,
+  type KeyRangeSource,
   sourceKeyRanges,
   statsMayHoldKey,
 } from "./stats-prune.js";
