@@ -372,7 +372,8 @@ impl NativeWriterStream {
     /// order only if nothing else is pushed before the promise settles.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn push_ipc(&self, parts: Vec<Uint8Array>, offsets: Vec<f64>, total: f64) -> Result<AsyncTask<PushIpc>> {
-        if parts.len() != offsets.len() || !(total >= 0.0) || offsets.iter().any(|&o| !(o >= 0.0)) {
+        let valid = |n: f64| n.is_finite() && n >= 0.0;
+        if parts.len() != offsets.len() || !valid(total) || !offsets.iter().all(|&o| valid(o)) {
             return Err(Error::from_reason("pushIpc: parts and offsets do not match"));
         }
         let offsets = offsets.into_iter().map(|o| o as usize).collect();

@@ -18,7 +18,7 @@
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use napi_derive::napi;
 
@@ -39,8 +39,8 @@ struct Behind {
 }
 
 /// The background thread's queue (None when the thread could not be started).
-fn queue() -> Option<&'static Mutex<Sender<Arc<Behind>>>> {
-    static QUEUE: OnceLock<Option<Mutex<Sender<Arc<Behind>>>>> = OnceLock::new();
+fn queue() -> Option<&'static Sender<Arc<Behind>>> {
+    static QUEUE: OnceLock<Option<Sender<Arc<Behind>>>> = OnceLock::new();
     QUEUE
         .get_or_init(|| {
             let (send, receive) = channel::<Arc<Behind>>();
@@ -54,7 +54,7 @@ fn queue() -> Option<&'static Mutex<Sender<Arc<Behind>>>> {
                     }
                 })
                 .ok()?;
-            Some(Mutex::new(send))
+            Some(send)
         })
         .as_ref()
 }
@@ -82,7 +82,7 @@ impl SyncBehind {
         if self.behind.queued.swap(true, Ordering::AcqRel) {
             return;
         }
-        let sent = queue().and_then(|queue| queue.lock().ok()).map(|send| send.send(self.behind.clone()).is_ok());
+        let sent = queue().map(|send| send.send(self.behind.clone()).is_ok());
         if sent != Some(true) {
             self.behind.queued.store(false, Ordering::Release);
         }

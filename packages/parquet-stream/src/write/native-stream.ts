@@ -108,17 +108,7 @@ export class NativeStreamSession {
    */
   async send(ipc: IpcLayout): Promise<void> {
     await this.#until(() => this.#credit.slice > 0);
-    const stream = this.#stream;
-    this.#credit.slice--;
-    this.#queued.push({ kind: "slice" });
-    try {
-      await stream?.pushIpc(ipc.parts, ipc.offsets, ipc.byteLength);
-    } catch (error) {
-      this.fail(failure(error));
-      throw this.#failure;
-    }
-    this.#pushed = true;
-    this.#notify();
+    await this.#push({ kind: "slice" }, (stream) => stream.pushIpc(ipc.parts, ipc.offsets, ipc.byteLength));
   }
 
   /**
@@ -134,7 +124,9 @@ export class NativeStreamSession {
     }
     const { source, rowGroups, batchRows, skipRows } = file;
     const from = "bytes" in source ? { bytes: source.bytes } : { path: source.path, size: source.size };
-    this.#push({ ...from, rowGroups, batchRows, skipRows }, { kind: "file", onTaken });
+    await this.#push({ kind: "file", onTaken }, (stream) =>
+      stream.push({ ...from, rowGroups, batchRows, skipRows }),
+    );
   }
 
   end(): void {
@@ -173,11 +165,12 @@ export class NativeStreamSession {
     if (!this.#finished) this.#stream?.abort();
   }
 
-  #push(input: Parameters<WriterStream["push"]>[0], queued: Queued): void {
+  /** Takes `queued`'s credit and queues its input with `push` (awaited: the next input queues after it). */
+  async #push(queued: Queued, push: (stream: WriterStream) => void | Promise<void>): Promise<void> {
     this.#credit[queued.kind]--;
     this.#queued.push(queued);
     try {
-      this.#stream?.push(input);
+      if (this.#stream) await push(this.#stream);
     } catch (error) {
       this.fail(failure(error));
       throw this.#failure;
