@@ -2,7 +2,8 @@
  * SourceKeySet against a naive Map oracle (property-based): membership of random target keys, duplicate
  * and NULL-key counts, over one or several batches with row selections, single and composite keys — with
  * the real XXH64 hasher and with hashers that force collisions (every hash 0; only 2 bits of hash), which
- * must still give exact answers; `mayHoldAnyHash` against the set of the entries' hashes. Plus the duplicate
+ * must still give exact answers; `mayHoldAnyHash` against the set of the entries' hashes; `entriesOf` against
+ * `find` for the rows the set was built with. Plus the duplicate
  * error's kind and message.
  */
 import { DeltaLiteError, isDeltaLiteError } from "@deltalite/errors";
@@ -136,6 +137,11 @@ describe("SourceKeySet", () => {
           expect(set.nullKeyRows).toBe(nulls);
           expect(set.duplicateRows).toBe(duplicates);
           expect(set.size).toBe(naive.size);
+          // entriesOf: each row the set was built with has the entry `find` gives its key, in build order.
+          sources.forEach((source, part) => {
+            const selected = source.rows ?? Int32Array.from({ length: source.keys.length }, (_, i) => i);
+            expect([...set.entriesOf(part)]).toEqual([...selected].map((row) => set.find(source.keys, row)));
+          });
 
           const target = encodeKeys(batchFromRows(targetRows), keyColumns, { hasher });
           const hit = new Uint8Array(targetRows.length);

@@ -313,7 +313,9 @@ export class HashCollection {
     return cached;
   }
 
+  /** The collected words as one array (the one chunk itself when there is one: every chunk is owned). */
   private joined(): Uint32Array {
+    if (this.chunks.length === 1) return this.chunks[0] as Uint32Array;
     let total = 0;
     for (const c of this.chunks) total += c.length;
     const all = new Uint32Array(total);

@@ -4,7 +4,7 @@
  * (data files never store them). Values are read from the Arrow buffers directly, so int64, timestamps and
  * decimals stay exact.
  */
-import { partitionScalarAt, serializePartitionValue } from "@deltalite/delta-log";
+import { partitionScalarAt, partitionScalarReader, serializePartitionValue } from "@deltalite/delta-log";
 import { DeltaLiteError } from "@deltalite/errors";
 import { takeRows } from "@deltalite/parquet-stream";
 import { makeData, RecordBatch, Schema, Struct } from "apache-arrow";
@@ -74,9 +74,12 @@ export function partitionRows(
   // One partition column: a value already seen goes to its group without being serialised again (a 40k-row
   // batch by an 8-valued string column: 16.4 ms, 10.1 ms so; merge-engine BENCHMARKS.md, session 22).
   const seen = partitionColumns.length === 1 ? new Map<Memoizable, Group>() : undefined;
-  const memoizes = seen !== undefined && !FLOATING.has(deltaTypes[partitionColumns[0]!]!);
+  const scalarAt =
+    seen !== undefined && !FLOATING.has(deltaTypes[partitionColumns[0]!]!)
+      ? partitionScalarReader(vectors[0]!)
+      : undefined;
   for (let row = 0; row < batch.numRows; row++) {
-    const scalar = memoizes ? partitionScalarAt(vectors[0]!, row) : undefined;
+    const scalar = scalarAt?.(row);
     const known = memoizable(scalar) ? seen?.get(scalar) : undefined;
     if (known) {
       known.rows.push(row);

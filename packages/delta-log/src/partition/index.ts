@@ -1,6 +1,6 @@
 /** Partition values and data-file paths, exactly as delta-rs writes them. */
 
-export { partitionScalarAt } from "./arrow-values.js";
+export { partitionScalarAt, partitionScalarReader } from "./arrow-values.js";
 export {
   dataFileName,
   encodeActionPath,

@@ -52,6 +52,8 @@ export class SourceKeySet {
   /** Per entry: hash lo, hash hi, and for 8-byte keys the key's lo, hi words (one cache line per probe). */
   private readonly entryData: Uint32Array;
   private firstDuplicate: { part: number; row: number } | undefined;
+  /** Per part, per row it was built with (in that order): the row's entry, -1 for a NULL key outside the set. */
+  private readonly rowEntries: Int32Array[];
   /** One bit per hash-hi bucket of the entries (see `hashFilter`); built on first use. */
   private filterBits: Uint32Array | undefined;
 
@@ -77,9 +79,10 @@ export class SourceKeySet {
     let size = 0;
     let nulls = 0;
     let duplicates = 0;
-    sources.forEach((source, part) => {
+    this.rowEntries = sources.map((source, part) => {
       const keys = source.keys;
       const n = source.rows === undefined ? keys.length : source.rows.length;
+      const rowEntries = new Int32Array(n).fill(-1);
       for (let k = 0; k < n; k++) {
         const row = source.rows === undefined ? k : (source.rows[k] as number);
         if (keys.isNullKey(row)) {
@@ -90,7 +93,7 @@ export class SourceKeySet {
         const lo = keys.hashWords[2 * row] as number;
         const hi = keys.hashWords[2 * row + 1] as number;
         let slot = lo & this.mask;
-        let duplicate = false;
+        let equal = -1;
         for (;;) {
           const entry = (this.slots[slot] as number) - 1;
           if (entry < 0) break;
@@ -99,16 +102,18 @@ export class SourceKeySet {
             this.entryData[4 * entry + 1] === hi &&
             this.entryEquals(entry, keys, row)
           ) {
-            duplicate = true;
+            equal = entry;
             break;
           }
           slot = (slot + 1) & this.mask;
         }
-        if (duplicate) {
+        if (equal >= 0) {
           duplicates++;
           this.firstDuplicate ??= { part, row };
+          rowEntries[k] = equal;
           continue;
         }
+        rowEntries[k] = size;
         this.slots[slot] = size + 1;
         this.entryPart[size] = part;
         this.entryRow[size] = row;
@@ -120,6 +125,7 @@ export class SourceKeySet {
         }
         size++;
       }
+      return rowEntries;
     });
     this.size = size;
     this.nullKeyRows = nulls;
@@ -197,6 +203,17 @@ export class SourceKeySet {
   private entryEqualsNullSafe(entry: number, keys: EncodedKeys, row: number): boolean {
     const part = this.parts[this.entryPart[entry] as number] as EncodedKeys;
     return part.sameKeyNullSafe(this.entryRow[entry] as number, keys, row);
+  }
+
+  /**
+   * The entry of each row part `part` was built with, in that order (what `find` gives for the row's key): -1
+   * for a NULL key outside the set. The upsert's rewrite reads its source rows' entries here instead of
+   * encoding and looking up their keys again.
+   */
+  entriesOf(part: number): Int32Array {
+    const entries = this.rowEntries[part];
+    if (entries === undefined) throw new DeltaLiteError("generic", `the source key set has no part ${part}`);
+    return entries;
   }
 
   /** The key of an entry returned by `find`, for messages. */
@@ -297,6 +314,7 @@ export class SourceKeySet {
       this.entryPart.byteLength +
       this.entryRow.byteLength +
       this.entryData.byteLength;
+    for (const entries of this.rowEntries) bytes += entries.byteLength;
     for (const part of new Set(this.parts)) bytes += part.byteLength;
     return bytes;
   }

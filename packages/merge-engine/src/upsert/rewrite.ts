@@ -221,15 +221,18 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     if (!deletes) collection?.add(set.hashWords());
     for (const [b, batch] of partition.batches.entries()) {
       if (batch.numRows === 0) continue;
-      const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
       const flags = deletes?.rows[b];
       // With deletes, only the written source rows' keys join the new files' cache entry.
-      if (flags) collection?.add(keys.hashWords.subarray(0, 2 * keys.length), orFlags(keys.nullKeys, flags));
+      if (flags) {
+        const keys = encodeKeys(batch, set.columns, { hasher: input.hasher });
+        collection?.add(keys.hashWords.subarray(0, 2 * keys.length), orFlags(keys.nullKeys, flags));
+      }
+      const rowEntries = set.entriesOf(b); // the key set was built over these rows (source-batch.ts)
       const take: number[] = [];
       const inserted: number[] = [];
       for (let i = 0; i < batch.numRows; i++) {
         if (flags?.[i] === 1) continue; // a delete row is never written
-        const entry = set.find(keys, i);
+        const entry = rowEntries[i] as number;
         const matched = entry >= 0 && (matches[entry] as number) > 0;
         if (matched) counts.keysMatched++;
         else inserted.push(i);

@@ -30,6 +30,7 @@ export interface SourcePartition {
   readonly batches: RecordBatch[];
   /** Per batch: the aligned source batch (table schema) its rows are taken from, at `sourceRows`. */
   sources: RecordBatch[];
+  /** Built over the partition's rows, part b over `batches[b]`'s rows in order (`SourceKeySet.entriesOf`). */
   keys: SourceKeySet;
   rows: number;
   /**
