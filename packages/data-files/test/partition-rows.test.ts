@@ -52,13 +52,18 @@ describe("partitionRows", () => {
   it("reads every row of a string column, sliced or not, as partitionScalarAt does", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.option(fc.oneof(fc.string(), fc.string({ unit: "binary" })), { nil: null }), { maxLength: 40 }),
+        fc.array(fc.option(fc.oneof(fc.string(), fc.string({ unit: "binary" })), { nil: null }), {
+          maxLength: 40,
+        }),
         fc.nat(),
         fc.nat(),
         (values, a, b) => {
           const whole = batchOf(values, new Utf8());
           const start = values.length === 0 ? 0 : a % values.length;
-          const batch = whole.slice(start, start + (values.length === 0 ? 0 : b % (values.length - start + 1)));
+          const batch = whole.slice(
+            start,
+            start + (values.length === 0 ? 0 : b % (values.length - start + 1)),
+          );
           const vector = batch.getChild("p")!;
           const read = partitionScalarReader(vector);
           for (let row = 0; row < batch.numRows; row++) {
@@ -73,7 +78,12 @@ describe("partitionRows", () => {
   it("groups the rows of a sliced string batch as serialising every row does", () => {
     const batch = batchOf(["x", "y", null, "x", "z", "y", "x"], new Utf8()).slice(2, 6);
     expect(partitionRows(batch, ["p"], { p: "string" })).toEqual(reference(batch, "string"));
-    expect(partitionRows(batch, ["p"], { p: "string" }).map((g) => g.values.p)).toEqual([null, "x", "z", "y"]);
+    expect(partitionRows(batch, ["p"], { p: "string" }).map((g) => g.values.p)).toEqual([
+      null,
+      "x",
+      "z",
+      "y",
+    ]);
   });
 
   it("keeps -0 and 0 of a double column in two partitions", () => {
