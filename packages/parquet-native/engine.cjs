@@ -189,6 +189,15 @@ function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withVa
 }
 
 /**
+ * Bits `offset + indices[i]` of `bits` into bit i of `out` (one bit per index, all zero): parquet-stream's
+ * `takeRows` of boolean values and validity bitmaps. Returns how many gathered bits are set; throws on an index
+ * outside `bits`, before writing anything.
+ */
+function gatherBits(bits, offset, indices, out) {
+  return native().gatherBits(bits, offset, indices, out);
+}
+
+/**
  * Frees now, not at V8's next collection, the bytes of a buffer a hash call returned (`hashes`, `nulls`,
  * `offsets` or `values`; pass its `.buffer`): the buffer is detached, so every view of it reads as empty from
  * then on. False when it cannot be (then nothing changed). The bytes go back at the event loop's next turn.
@@ -254,6 +263,7 @@ exports.releaseBuffer = releaseBuffer;
 exports.heapHeldBytes = heapHeldBytes;
 exports.gatherFixed = gatherFixed;
 exports.gatherVariable = gatherVariable;
+exports.gatherBits = gatherBits;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;
 exports.syncsBehind = syncsBehind;

@@ -144,6 +144,13 @@ export declare function gatherVariable(
   outValues: Uint8Array,
   outOffsets: Int32Array,
 ): void;
+/** Bits `offset + indices[i]` of `bits` into bit i of `out` (all zero); returns how many are set; throws on an index outside `bits`. */
+export declare function gatherBits(
+  bits: Uint8Array,
+  offset: number,
+  indices: Int32Array,
+  out: Uint8Array,
+): number;
 /** How many files writer streams (`openWriterStream`) wrote around the page cache in this process (Linux O_DIRECT, where the filesystem allows). */
 export declare function directFilesOpened(): number;
 /** How many times a file a writer stream wrote through the page cache was synced while being written, in this process (after a flushed row group; Linux). */

@@ -1,5 +1,6 @@
-//! Row selection for parquet-stream's `takeRows` (its arrow/take.ts): gathers of fixed-width values and of
-//! variable-width values (offsets and bytes) by row index, into arrays the caller made. JavaScript runs these
+//! Row selection for parquet-stream's `takeRows` (its arrow/take.ts): gathers of fixed-width values, of
+//! variable-width values (offsets and bytes) and of bits (booleans, validity) by row index, into arrays the
+//! caller made. JavaScript runs these
 //! loops cold, once per call: an upsert's per-partition takes of a 10k-row source took 28–39 ms there, most
 //! of it one subarray per string value (merge-engine BENCHMARKS.md, session 29). Every index is checked
 //! against the input before any byte is copied; the outputs must be exactly as long as the gather fills.
@@ -71,4 +72,28 @@ pub fn gather_variable(
         ends[i + 1] = at as i32;
     }
     Ok(())
+}
+
+/// Bits `offset + indices[i]` of `bits` (least significant bit first, as Arrow packs them) into bit i of `out`
+/// (`ceil(indices.len() / 8)` bytes, all zero): a boolean column's values or a validity bitmap. Returns how many
+/// of the gathered bits are set.
+#[napi]
+pub fn gather_bits(bits: Uint8Array, offset: u32, indices: Int32Array, mut out: Uint8Array) -> Result<u32> {
+    if out.len() != indices.len().div_ceil(8) {
+        return Err(out_of_range("the output is not one bit per index"));
+    }
+    let available = bits.len() * 8;
+    if indices.iter().any(|&row| row < 0 || row as usize + offset as usize >= available) {
+        return Err(out_of_range("an index is outside the bits"));
+    }
+    // SAFETY: `out` is a fresh array of the caller's, read by nothing else during this synchronous call.
+    let target = unsafe { out.as_mut() };
+    let mut set = 0u32;
+    for (i, &row) in indices.iter().enumerate() {
+        let at = row as usize + offset as usize;
+        let bit = (bits[at >> 3] >> (at & 7)) & 1;
+        target[i >> 3] |= bit << (i & 7);
+        set += u32::from(bit);
+    }
+    Ok(set)
 }

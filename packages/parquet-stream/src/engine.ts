@@ -109,6 +109,8 @@ export interface NativeGather {
     outValues: Uint8Array,
     outOffsets: Int32Array,
   ): void;
+  /** Bits `offset + indices[i]` of `bits` into bit i of `out` (all zero); returns how many are set. */
+  gatherBits(bits: Uint8Array, offset: number, indices: Int32Array, out: Uint8Array): number;
 }
 
 let engine: NativeEngineExports | null | undefined;

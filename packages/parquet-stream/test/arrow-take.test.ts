@@ -74,6 +74,13 @@ describe("takeRows", () => {
       expect([...bytes, ...ends]).toEqual([9, 9, 9, -1, -1, -1]);
       g.gatherVariable(values, offsets, Int32Array.from([2, 1]), bytes, ends);
       expect([...bytes, ...ends]).toEqual([2, 3, 4, 0, 3, 3]);
+      // Bits 3.. of 0b1010_0110, 0b0000_0001: from bit 3 on, 0, 0, 1, 0, 1, 1 (bits 3..8).
+      const bits = Uint8Array.from([0b1010_0110, 0b0000_0001]);
+      const packed = new Uint8Array(1);
+      expect(() => g.gatherBits(bits, 3, Int32Array.from([0, 13]), packed)).toThrow(/outside/);
+      expect([...packed]).toEqual([0]);
+      expect(g.gatherBits(bits, 3, Int32Array.from([5, 0, 2, 4, 2]), packed)).toBe(4);
+      expect([...packed]).toEqual([0b1_1101]);
     },
   );
 });

@@ -3,14 +3,32 @@
  * apache-arrow JS lacks. It works on the Data layer (typed arrays, validity bitmaps, offsets), so values keep
  * their exact physical form (int64 and timestamps as 64-bit integers, decimals as 128-bit words); nested
  * struct / list / map / fixed-size list and dictionary data are taken recursively. Where the native engine
- * runs, fixed- and variable-width values are copied by its gathers (parquet-native take.rs): these takes run
- * cold, once per call, and a 10k-row source's per-partition takes took 28–39 ms in JavaScript (merge-engine
- * BENCHMARKS.md, session 29).
+ * runs, fixed- and variable-width values, booleans and validity bitmaps are copied by its gathers (parquet-native
+ * take.rs): these takes run cold, once per call, and a 10k-row source's per-partition takes took 28–39 ms in
+ * JavaScript (merge-engine BENCHMARKS.md, session 29); the bit loops were compiled by V8 in the call itself
+ * (10–18 ms of a compiler thread in a cold recent 1M upsert, session 32).
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import { type Data, type DataType, makeData, RecordBatch, Type } from "apache-arrow";
 import { nativeGather } from "../engine.js";
 import { bytesOf } from "./bytes.js";
+
+/**
+ * Bits `offset + indices[i]` of `bits` (Arrow's order, least significant first) into bit i of `out` (zeroed),
+ * by the native engine's gather where it runs; returns how many of them are set.
+ */
+function gatherBits(bits: Uint8Array, offset: number, indices: Int32Array, out: Uint8Array): number {
+  const gather = nativeGather();
+  if (gather !== undefined) return gather.gatherBits(bits, offset, indices, out);
+  let set = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const j = indices[i]! + offset;
+    const bit = ((bits[j >> 3] as number) >> (j & 7)) & 1;
+    out[i >> 3]! |= bit << (i & 7);
+    set += bit;
+  }
+  return set;
+}
 
 function takeValidity(
   data: Data,
@@ -19,15 +37,8 @@ function takeValidity(
   if (data.nullCount === 0 || !data.nullBitmap || data.nullBitmap.length === 0) {
     return { nullBitmap: undefined, nullCount: 0 };
   }
-  const source = data.nullBitmap;
-  const offset = data.offset;
   const out = new Uint8Array((indices.length + 7) >> 3);
-  let nulls = 0;
-  for (let i = 0; i < indices.length; i++) {
-    const j = indices[i]! + offset;
-    if ((source[j >> 3]! >> (j & 7)) & 1) out[i >> 3]! |= 1 << (i & 7);
-    else nulls++;
-  }
+  const nulls = indices.length - gatherBits(data.nullBitmap, data.offset, indices, out);
   return nulls === 0 ? { nullBitmap: undefined, nullCount: 0 } : { nullBitmap: out, nullCount: nulls };
 }
 
@@ -57,12 +68,8 @@ function takeFixed(data: Data, indices: Int32Array, validity: ReturnType<typeof 
 }
 
 function takeBool(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
-  const values = data.values as Uint8Array;
   const out = new Uint8Array((indices.length + 7) >> 3);
-  for (let i = 0; i < indices.length; i++) {
-    const j = indices[i]! + data.offset;
-    if ((values[j >> 3]! >> (j & 7)) & 1) out[i >> 3]! |= 1 << (i & 7);
-  }
+  gatherBits(data.values as Uint8Array, data.offset, indices, out);
   return makeData({ type: data.type, length: indices.length, data: out, ...validity } as never);
 }
 
