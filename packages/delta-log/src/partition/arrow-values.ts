@@ -1,11 +1,10 @@
 /**
  * Reading a partition column's value out of an Arrow vector as the typed `PartitionScalar` the codec
  * serialises: straight from the buffers, so int64, timestamps (the stored unit's count) and decimals
- * (the unscaled 128-bit value) stay exact. A reader for every row of a column (`partitionScalarReader`)
- * decodes an ASCII string column once instead of once a row.
+ * (the unscaled 128-bit value) stay exact.
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import { decimal128At } from "@deltalite/parquet-stream";
+import { decimal128At, utf8Reader } from "@deltalite/parquet-stream";
 import { type Data, Type, type Vector } from "apache-arrow";
 import type { PartitionScalar } from "./values.js";
 
@@ -45,29 +44,14 @@ export function partitionScalarAt(vector: Vector, row: number): PartitionScalar 
 }
 
 /**
- * Reads `vector`'s rows as `partitionScalarAt` does. A Utf8 column whose bytes are all ASCII is decoded once
- * as a whole and each row's value sliced from that text (a byte is then a UTF-16 code unit): decoding row by
- * row through apache-arrow's `get` took 8.5 ms of a cold 10k-row upsert source's grouping (merge-engine
- * BENCHMARKS.md, session 32).
+ * Reads `vector`'s rows as `partitionScalarAt` does; a Utf8 column through parquet-stream's `utf8Reader`,
+ * which decodes an all-ASCII column once instead of once a row.
  */
 export function partitionScalarReader(vector: Vector): (row: number) => PartitionScalar {
-  const text = vector.type.typeId === Type.Utf8 && vector.data.length === 1 ? asciiText(vector) : undefined;
-  if (text === undefined) return (row) => partitionScalarAt(vector, row);
-  const offsets = (vector.data[0] as Data).valueOffsets as Int32Array;
-  const first = offsets[0] as number;
-  return (row) =>
-    vector.isValid(row)
-      ? text.slice((offsets[row] as number) - first, (offsets[row + 1] as number) - first)
-      : null;
-}
-
-const utf8 = new TextDecoder();
-
-/** A single-chunk Utf8 column's value bytes as one string, when every byte is ASCII (else undefined). */
-function asciiText(vector: Vector): string | undefined {
+  if (vector.type.typeId !== Type.Utf8 || vector.data.length !== 1) {
+    return (row) => partitionScalarAt(vector, row);
+  }
   const data = vector.data[0] as Data;
-  const offsets = data.valueOffsets as Int32Array;
-  const bytes = (data.values as Uint8Array).subarray(offsets[0], offsets[data.length]);
-  for (let i = 0; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return undefined;
-  return utf8.decode(bytes);
+  const read = utf8Reader(data);
+  return data.nullCount === 0 ? read : (row) => (data.getValid(row) ? read(row) : null);
 }
