@@ -5,6 +5,7 @@
  * contribute no values; strings compare in code-point (UTF-8 byte) order, not UTF-16 order.
  */
 import type { FileStats } from "@deltalite/delta-log";
+import { utf8ReaderMemo } from "@deltalite/parquet-stream";
 import {
   type DataType,
   DateDay,
@@ -174,6 +175,11 @@ describe("upsert stats pruning", () => {
     const whole = partitionOf(new Utf8(), ["d", "a", null, "c", "b"]);
     const source = { sources: whole.batches, sourceRows: [Int32Array.of(0, 2, 3)] };
     expect(sourceKeyRanges(source, { k: "string" })[0]?.values).toEqual(["c", "d"]);
+    // Partitions of one source share a memo of its decoded string columns: each still gets its own rows.
+    const utf8Readers = utf8ReaderMemo();
+    const other = { sources: whole.batches, sourceRows: [Int32Array.of(1, 4)] };
+    expect(sourceKeyRanges(source, { k: "string" }, { utf8Readers })[0]?.values).toEqual(["c", "d"]);
+    expect(sourceKeyRanges(other, { k: "string" }, { utf8Readers })[0]?.values).toEqual(["a", "b"]);
   });
 
   it("compares strings like UTF-8 bytes", () => {

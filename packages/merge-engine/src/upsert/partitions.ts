@@ -22,7 +22,7 @@ import {
   type Snapshot,
   serializePartitionValue,
 } from "@deltalite/delta-log";
-import type { WrittenFile } from "@deltalite/parquet-stream";
+import { utf8ReaderMemo, type WrittenFile } from "@deltalite/parquet-stream";
 import { type HashCollection, type ProbeCache, ProbeKeys } from "@deltalite/probe-cache";
 import type { KeyHasher } from "../keys/key-hasher.js";
 import type { InternalUpsertOptions } from "./hooks.js";
@@ -89,12 +89,14 @@ export function planPartitions(
   for (const partition of partitions)
     filesByValue.set(column === undefined ? null : (partition.values[column] ?? null), []);
   for (const file of snapshot.files) filesByValue.get(fileValue(file, shape))?.push(file);
+  // The partitions' rows come from the same source columns: each string column is decoded once.
+  const utf8Readers = utf8ReaderMemo();
   return partitions.map((partition) => {
     const candidates =
       filesByValue.get(column === undefined ? null : (partition.values[column] ?? null)) ?? [];
     let remaining = candidates;
     if (strategy !== "none") {
-      const ranges = sourceKeyRanges(partition, shape.keyTypes);
+      const ranges = sourceKeyRanges(partition, shape.keyTypes, { utf8Readers });
       remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
     }
     return { partition, candidates, remaining };

@@ -48,10 +48,19 @@ export interface ColumnValues {
 export interface KeyRangeOptions {
   /** NULL key parts match NULL key parts (see module comment; default false: MERGE equality). */
   nullSafe?: boolean | undefined;
+  /**
+   * Reads a string key column (default parquet-stream's `utf8Reader`): the upsert passes one memo
+   * (`utf8ReaderMemo`) for all its partitions, whose rows come from the same source columns.
+   */
+  utf8Readers?: ((data: Data) => (row: number) => string) | undefined;
 }
 
 /** A reader of one key column's values, valid rows only (undefined for a value stats cannot bound). */
-function valueReader(data: Data, deltaType: string): (row: number) => Value | undefined {
+function valueReader(
+  data: Data,
+  deltaType: string,
+  utf8Readers: (data: Data) => (row: number) => string,
+): (row: number) => Value | undefined {
   // Arrow slices keep `offset` for the validity bitmap but already start their value buffers at it.
   switch (data.type.typeId) {
     case Type.Int:
@@ -62,7 +71,7 @@ function valueReader(data: Data, deltaType: string): (row: number) => Value | un
         ? (row) => (data.values as Int32Array)[row] as number
         : () => undefined;
     case Type.Utf8:
-      return utf8Reader(data);
+      return utf8Readers(data);
     default:
       return () => undefined;
   }
@@ -91,12 +100,16 @@ export function sourceKeyRanges(
   const out: ColumnValues[] = [];
   for (const [column, deltaType] of columns) {
     const found: ColumnValues = { column, deltaType, values: [], hasNull: false };
+    const read = {
+      skipRowsWithNullIn,
+      nullSafe: options.nullSafe === true,
+      utf8Readers: options.utf8Readers ?? utf8Reader,
+    };
     if ("sources" in partition) {
       for (const [b, batch] of partition.sources.entries())
-        collect(batch, partition.sourceRows[b], found, skipRowsWithNullIn, options.nullSafe === true);
+        collect(batch, partition.sourceRows[b], found, read);
     } else {
-      for (const batch of partition.batches)
-        collect(batch, undefined, found, skipRowsWithNullIn, options.nullSafe === true);
+      for (const batch of partition.batches) collect(batch, undefined, found, read);
     }
     sortValues(found.values);
     out.push(found);
@@ -121,18 +134,24 @@ function sortValues(values: Value[]): void {
 const childNamed = (batch: RecordBatch, name: string) =>
   batch.data.children[batch.schema.fields.findIndex((f) => f.name === name)] as Data;
 
+interface CollectOptions {
+  /** Key columns a NULL in which takes the row out (none in null-safe mode). */
+  skipRowsWithNullIn: string[];
+  nullSafe: boolean;
+  utf8Readers: (data: Data) => (row: number) => string;
+}
+
 /** Adds the key values of `batch`'s `rows` (every row when absent) to `into`. */
 function collect(
   batch: RecordBatch,
   rows: Int32Array | undefined,
   into: ColumnValues,
-  skipRowsWithNullIn: string[],
-  nullSafe: boolean,
+  { skipRowsWithNullIn, nullSafe, utf8Readers }: CollectOptions,
 ): void {
   const data = childNamed(batch, into.column);
   // Only key columns with a NULL somewhere can take a row out.
   const keyData = skipRowsWithNullIn.map((k) => childNamed(batch, k)).filter((d) => d.nullCount !== 0);
-  const valueAt = valueReader(data, into.deltaType);
+  const valueAt = valueReader(data, into.deltaType, utf8Readers);
   const count = rows === undefined ? batch.numRows : rows.length;
   for (let i = 0; i < count; i++) {
     const row = rows === undefined ? i : (rows[i] as number);

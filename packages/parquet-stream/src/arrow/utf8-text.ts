@@ -27,3 +27,21 @@ function isAscii(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return false;
   return true;
 }
+
+/**
+ * `utf8Reader` remembered by column, for one operation that reads the same columns more than once (an upsert
+ * reads its source's key column once per partition, at that partition's rows: each read would otherwise check
+ * and decode the whole column again). Kept by the operation, never across calls: a column's bytes are the
+ * caller's, who may change them between calls.
+ */
+export function utf8ReaderMemo(): (data: Data) => (row: number) => string {
+  const readers = new Map<Data, (row: number) => string>();
+  return (data) => {
+    let reader = readers.get(data);
+    if (reader === undefined) {
+      reader = utf8Reader(data);
+      readers.set(data, reader);
+    }
+    return reader;
+  };
+}
