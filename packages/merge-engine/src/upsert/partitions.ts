@@ -58,7 +58,15 @@ export interface AttemptContext {
 export interface PartitionPlan {
   partition: SourcePartition;
   candidates: FileView[];
-  remaining: FileView[];
+  /**
+   * The candidates the Add stats cannot rule out: pruned when first read, in the partition's probe turn, so
+   * the first partition's probes (native reads, off this thread) start while the others are still to be
+   * pruned. Pruning all partitions before the first probe was ~25 ms of a cold recent 1M call in which only
+   * this thread worked (merge-engine BENCHMARKS.md, session 32).
+   */
+  readonly remaining: FileView[];
+  /** The time pruning took (0 until `remaining` is first read). */
+  readonly pruneMs: number;
 }
 
 export interface PartitionOutcome {
@@ -74,9 +82,9 @@ export interface PartitionOutcome {
 }
 
 /**
- * Each source partition's candidate files, and those its Add stats cannot rule out. One pass over the live
- * files keeps only those of a touched partition (a table of thousands of partitions and a batch touching one
- * allocates nothing per other file).
+ * Each source partition's candidate files, and those its Add stats cannot rule out (when first asked). One
+ * pass over the live files keeps only those of a touched partition (a table of thousands of partitions and a
+ * batch touching one allocates nothing per other file).
  */
 export function planPartitions(
   snapshot: Snapshot,
@@ -94,12 +102,27 @@ export function planPartitions(
   return partitions.map((partition) => {
     const candidates =
       filesByValue.get(column === undefined ? null : (partition.values[column] ?? null)) ?? [];
-    let remaining = candidates;
-    if (strategy !== "none") {
-      const ranges = sourceKeyRanges(partition, shape.keyTypes, { utf8Readers });
-      remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
-    }
-    return { partition, candidates, remaining };
+    let remaining: FileView[] | undefined;
+    let pruneMs = 0;
+    return {
+      partition,
+      candidates,
+      get remaining() {
+        if (remaining === undefined) {
+          const t = performance.now();
+          remaining = candidates;
+          if (strategy !== "none") {
+            const ranges = sourceKeyRanges(partition, shape.keyTypes, { utf8Readers });
+            remaining = candidates.filter((f) => statsMayHoldKey(f.stats, ranges));
+          }
+          pruneMs = performance.now() - t;
+        }
+        return remaining;
+      },
+      get pruneMs() {
+        return pruneMs;
+      },
+    };
   });
 }
 

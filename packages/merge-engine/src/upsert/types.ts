@@ -167,6 +167,10 @@ export interface UpsertStats {
   openMs: number;
   /** The nullability-relax check and its metadata commit. */
   relaxMs: number;
+  /**
+   * Listing the touched partitions' files and pruning them by their stats. A partition is pruned in its probe
+   * turn, while earlier partitions rewrite, so this part of it overlaps `rewriteMs`.
+   */
   planMs: number;
   probeMs: number;
   rewriteMs: number;

@@ -206,11 +206,8 @@ async function planAndCommit(
   const stats = newAttemptStats(partitions);
   let t = now();
   const plans = planPartitions(snapshot, partitions, shape, options.pruneStrategy ?? "probe");
-  for (const plan of plans) {
-    stats.filesCandidates += plan.candidates.length;
-    stats.filesPrunedByStats += plan.candidates.length - plan.remaining.length;
-  }
-  stats.planMs = now() - t;
+  for (const plan of plans) stats.filesCandidates += plan.candidates.length;
+  stats.planMs = now() - t; // each partition's stats pruning is added once it ran (in its probe turn)
 
   // Partitions run side by side; one failing stops the others (this attempt's own abort).
   const stop = new AbortController();
@@ -221,6 +218,10 @@ async function planAndCommit(
   try {
     t = now();
     outcomes = await runPartitions(ctx, plans, budgets.partitions.total, stop);
+    for (const plan of plans) {
+      stats.filesPrunedByStats += plan.candidates.length - plan.remaining.length;
+      stats.planMs += plan.pruneMs;
+    }
     const actions = rearrangedIfUnchanged(mergeActions(stats, outcomes), ctx.changeDataFeed);
     stats.rewriteMs = now() - t;
 
