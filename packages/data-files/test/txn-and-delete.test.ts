@@ -238,15 +238,24 @@ describe("deleteWhere", () => {
 });
 
 /** Records the largest number of permits each budget had out at once. */
+/** The most permits each budget had out, seen at every grant (a wait's, and a free budget's taken at once). */
 function watch(budgets: ProcessBudgets): Record<keyof ProcessBudgets, number> {
   const peaks = { partitions: 0, files: 0, buffer: 0, fetch: 0 };
   for (const name of Object.keys(peaks) as (keyof ProcessBudgets)[]) {
     const budget = budgets[name];
+    const seen = () => {
+      peaks[name] = Math.max(peaks[name], budget.total - budget.snapshot().available);
+    };
     const acquire = budget.acquire.bind(budget);
     budget.acquire = async (amount, options) => {
       const permit = await acquire(amount, options);
-      const used = budget.total - budget.snapshot().available;
-      peaks[name] = Math.max(peaks[name], used);
+      seen();
+      return permit;
+    };
+    const tryAcquire = budget.tryAcquire.bind(budget);
+    budget.tryAcquire = (amount) => {
+      const permit = tryAcquire(amount);
+      seen();
       return permit;
     };
   }
