@@ -1,8 +1,8 @@
 //! Row selection for parquet-stream's `takeRows` (its arrow/take.ts): gathers of fixed-width values, of
 //! variable-width values (offsets and bytes) and of bits (booleans, validity) by row index, into arrays the
-//! caller made. JavaScript runs these
-//! loops cold, once per call: an upsert's per-partition takes of a 10k-row source took 28–39 ms there, most
-//! of it one subarray per string value (merge-engine BENCHMARKS.md, session 29). Every index is checked
+//! caller made. JavaScript runs these loops cold, once per call: an upsert's per-partition takes of a 10k-row
+//! source took 28–39 ms there, most of it one subarray per string value (merge-engine BENCHMARKS.md, session
+//! 29). Every index is checked
 //! against the input before any byte is copied; the outputs must be exactly as long as the gather fills.
 
 use napi::bindgen_prelude::{Int32Array, Uint8Array};

@@ -3,11 +3,9 @@
  * semantics, see filter.ts), as a per-row mask or as the indices of the rows kept.
  */
 import { DeltaLiteError } from "@deltalite/errors";
-import { decimal128At } from "@deltalite/parquet-stream";
+import { decimal128At, utf8Reader } from "@deltalite/parquet-stream";
 import { type Data, type RecordBatch, Type } from "apache-arrow";
 import { type Comparable, type ResolvedCondition, satisfies, scaleDecimal } from "./filter.js";
-
-const utf8 = new TextDecoder("utf-8");
 
 /** Reads row `i` of a primitive column as a comparable scalar (null when null). */
 function scalarReader(data: Data, condition: ResolvedCondition): (i: number) => Comparable | null {
@@ -38,12 +36,9 @@ function scalarReader(data: Data, condition: ResolvedCondition): (i: number) => 
       read = (i) => scaleDecimal(decimal128At(w, i), condition);
       break;
     }
-    case Type.Utf8: {
-      const v = values as Uint8Array;
-      const o = data.valueOffsets as Int32Array;
-      read = (i) => utf8.decode(v.subarray(o[i]!, o[i + 1]!));
+    case Type.Utf8:
+      read = utf8Reader(data);
       break;
-    }
     case Type.Binary: {
       const v = values as Uint8Array;
       const o = data.valueOffsets as Int32Array;

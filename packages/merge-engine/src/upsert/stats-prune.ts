@@ -155,7 +155,7 @@ function collect(
   const count = rows === undefined ? batch.numRows : rows.length;
   for (let i = 0; i < count; i++) {
     const row = rows === undefined ? i : (rows[i] as number);
-    if (keyData.length > 0 && keyData.some((d) => !d.getValid(row))) continue;
+    if (keyData.some((d) => !d.getValid(row))) continue;
     if (data.nullCount !== 0 && !data.getValid(row)) {
       if (nullSafe) into.hasNull = true;
       continue;
