@@ -54,8 +54,8 @@ export class SourceKeySet {
   private firstDuplicate: { part: number; row: number } | undefined;
   /** Per part, per row it was built with (in that order): the row's entry, -1 for a NULL key outside the set. */
   private readonly rowEntries: Int32Array[];
-  /** One bit per hash-hi bucket of the entries (see `hashFilter`); built on first use. */
-  private filterBits: Uint32Array | undefined;
+  /** One bit per hash-hi bucket of the entries (see `hashFilter`). */
+  private readonly filterBits: Uint32Array;
 
   private constructor(sources: readonly SourceRows[], nullSafe: boolean) {
     const first = sources[0];
@@ -128,6 +128,7 @@ export class SourceKeySet {
       return rowEntries;
     });
     this.size = size;
+    this.filterBits = hashFilter(this.entryData, size);
     this.nullKeyRows = nulls;
     this.duplicateRows = duplicates;
   }
@@ -161,7 +162,7 @@ export class SourceKeySet {
     if (nullKeys !== undefined && nullKeys[row] === 1 && !this.nullSafe) return -1;
     const hw = keys.hashWords;
     const hi = hw[2 * row + 1] as number;
-    const filter = this.filterBits ?? this.hashFilter();
+    const filter = this.filterBits;
     const bit = hi & (filter.length * 32 - 1);
     if (((filter[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return -1; // no entry's hash has this hi
     const lo = hw[2 * row] as number;
@@ -262,41 +263,16 @@ export class SourceKeySet {
     const slots = this.slots;
     const mask = this.mask;
     const data = this.entryData;
-    const filter = this.hashFilter();
+    const filter = this.filterBits;
     const filterMask = filter.length * 32 - 1;
     for (let row = 0; 2 * row < hashWords.length; row++) {
       if (nulls !== undefined && nulls[row] === 1) continue;
       const hi = hashWords[2 * row + 1] as number;
       const bit = hi & filterMask;
       if (((filter[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue; // no entry's hash has this hi
-      const lo = hashWords[2 * row] as number;
-      for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-        const entry = (slots[slot] as number) - 1;
-        if (entry < 0) break;
-        if (data[4 * entry] === lo && data[4 * entry + 1] === hi) return true;
-      }
+      if (holdsHash(slots, mask, data, hashWords[2 * row] as number, hi)) return true;
     }
     return false;
-  }
-
-  /**
-   * A bit per bucket of hash-hi values, set for every entry's (≥ 16 bits an entry, so ~6% of other hashes
-   * pass): a clear bit proves a hash is in no entry without touching the table; `find` and `mayHoldAnyHash`
-   * test it first. The probe asks this of every row of every candidate file; at recent 4M (`pnpm bench
-   * upsert`) the table walk alone took ~50 ms of the main thread, 11% of its CPU (merge-engine BENCHMARKS.md,
-   * session 21).
-   */
-  private hashFilter(): Uint32Array {
-    if (this.filterBits !== undefined) return this.filterBits;
-    let bits = 1024;
-    while (bits < 16 * this.size) bits *= 2;
-    const filter = new Uint32Array(bits / 32);
-    for (let e = 0; e < this.size; e++) {
-      const bit = (this.entryData[4 * e + 1] as number) & (bits - 1);
-      filter[bit >>> 5] = (filter[bit >>> 5] as number) | (1 << (bit & 31));
-    }
-    this.filterBits = filter;
-    return filter;
   }
 
   /** True as soon as one row of `keys` is in the set (the probe's question). */
@@ -326,12 +302,49 @@ export class SourceKeySet {
 
   /** The hashes of the distinct keys as (lo, hi) word pairs (what the probe cache is asked about). */
   hashWords(): Uint32Array {
-    const out = new Uint32Array(2 * this.size);
-    for (let e = 0; e < this.size; e++) {
-      out[2 * e] = this.entryData[4 * e] as number;
-      out[2 * e + 1] = this.entryData[4 * e + 1] as number;
+    const size = this.size;
+    const data = this.entryData;
+    const out = new Uint32Array(2 * size);
+    for (let e = 0; e < size; e++) {
+      out[2 * e] = data[4 * e] as number;
+      out[2 * e + 1] = data[4 * e + 1] as number;
     }
     return out;
+  }
+}
+
+/**
+ * A bit per bucket of hash-hi values, set for each of the first `size` entries' (≥ 16 bits an entry, so ~6%
+ * of other hashes pass): a clear bit proves a hash is in no entry without touching the table; `find` and
+ * `mayHoldAnyHash` test it first. The probe asks this of every row of every candidate file; at recent 4M
+ * (`pnpm bench upsert`) the table walk alone took ~50 ms of the main thread, 11% of its CPU (merge-engine
+ * BENCHMARKS.md, session 21). Built with the set: built on first use, it sat behind a branch in
+ * `mayHoldAnyHash`'s loop that V8 deoptimised on (session 33).
+ */
+function hashFilter(entryData: Uint32Array, size: number): Uint32Array {
+  let bits = 1024;
+  while (bits < 16 * size) bits *= 2;
+  const filter = new Uint32Array(bits / 32);
+  for (let e = 0; e < size; e++) {
+    const bit = (entryData[4 * e + 1] as number) & (bits - 1);
+    filter[bit >>> 5] = (filter[bit >>> 5] as number) | (1 << (bit & 31));
+  }
+  return filter;
+}
+
+/**
+ * Whether an entry of the table (`slots`, `mask`, entry words `data`) has the hash (lo, hi). The walk steps to
+ * its first slot as to every other, so V8 has seen the step before it compiles the caller: with the step
+ * only on a collision, `mayHoldAnyHash` was compiled, deoptimised on it ("insufficient type feedback") and
+ * compiled twice more inside a cold recent-1M upsert (merge-engine BENCHMARKS.md, session 33).
+ */
+function holdsHash(slots: Int32Array, mask: number, data: Uint32Array, lo: number, hi: number): boolean {
+  let slot = (lo - 1) & mask;
+  for (;;) {
+    slot = (slot + 1) & mask;
+    const entry = (slots[slot] as number) - 1;
+    if (entry < 0) return false;
+    if (data[4 * entry] === lo && data[4 * entry + 1] === hi) return true;
   }
 }
 
