@@ -165,11 +165,13 @@ function writeParquet(table, props) {
 /**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` in row group `rowGroup`,
  * decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its footer and the
- * chunk): `{ rows, hashes, nulls }`, and with `withValues` the values too (`offsets`, `values`). It runs on
- * the libuv thread pool and reads the parts in place: change or transfer none of them until it settles.
+ * chunk): `{ rows, hashes, nulls }`, and with `withValues` the values too (`offsets`, `values`). Given
+ * `probe`, a source's key hashes (8 little-endian bytes each), also `mayHit`: whether a non-NULL row's hash is
+ * one of them. It runs on the libuv thread pool and reads the parts in place: change or transfer none of them
+ * until it settles.
  */
-function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues = false) {
-  return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues);
+function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues = false, probe) {
+  return native().hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues, probe);
 }
 
 /**
@@ -177,15 +179,15 @@ function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, 
  * leaf, binary, rows, chunkBytes, uncompressedBytes }` (the last three per row group), read from its footer on
  * the addon's CPU threads; rejected when the column is there but is not a byte-array leaf `hashFileColumnValues`
  * serves. Given seed words, also `first`: the first row group's hashes under that seed, decoded with the same
- * footer (absent when that decode fails).
+ * footer (absent when that decode fails), with `mayHit` when `probe` is given (as `hashColumnValues`).
  */
-function fileColumnLayout(path, size, column, seedLo, seedHi) {
-  return native().fileColumnLayout(path, size, column, seedLo, seedHi);
+function fileColumnLayout(path, size, column, seedLo, seedHi, probe) {
+  return native().fileColumnLayout(path, size, column, seedLo, seedHi, probe);
 }
 
 /** `hashColumnValues` of the local file at `path` (refused unless `size` bytes long), read on the addon's CPU threads. */
-function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues = false) {
-  return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues);
+function hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues = false, probe) {
+  return native().hashFileColumnValues(path, size, rowGroup, leaf, seedLo, seedHi, withValues, probe);
 }
 
 /**

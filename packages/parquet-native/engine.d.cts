@@ -159,8 +159,9 @@ export declare function syncsBehind(): number;
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row
  * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its
  * footer with its trailer, and the chunk). Row i's hash is 8 little-endian bytes at 8i; `nulls[i]` is 1 for a
- * NULL (hashed as no bytes). Runs on the libuv thread pool and reads the parts in place: change or transfer
- * none of them until the promise settles.
+ * NULL (hashed as no bytes). Given `probe`, a source's key hashes (8 little-endian bytes each), `mayHit` says
+ * whether a non-NULL row's hash is one of them. Runs on the libuv thread pool and reads the parts in place:
+ * change or transfer none of them until the promise settles.
  */
 export declare function hashColumnValues(
   size: number,
@@ -171,6 +172,7 @@ export declare function hashColumnValues(
   seedLo: number,
   seedHi: number,
   withValues?: boolean,
+  probe?: Uint8Array,
 ): Promise<{
   rows: number;
   hashes: Uint8Array;
@@ -178,6 +180,8 @@ export declare function hashColumnValues(
   /** With `withValues`: row i's value is `values[o[i], o[i + 1])`, `o` the `rows + 1` int32 LE offsets from 0. */
   offsets?: Uint8Array | null;
   values?: Uint8Array | null;
+  /** Given `probe`: whether a non-NULL row's hash is one of its hashes (a "yes" may be a hash collision). */
+  mayHit?: boolean | null;
 }>;
 /** Where a local file keeps one top-level byte-array column (`fileColumnLayout`). */
 export interface FileColumnLayout {
@@ -198,7 +202,8 @@ export interface FileColumnLayout {
  * Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, read from
  * its footer on the addon's CPU threads; rejected when the column is there but is not a byte-array leaf that
  * `hashFileColumnValues` serves (nested, repeated, another type). Given `seedLo` and `seedHi`, the first row
- * group's hashes under that seed come too (`first`), decoded with the same footer.
+ * group's hashes under that seed come too (`first`), decoded with the same footer, and with `probe` their
+ * `mayHit` (as `hashColumnValues`).
  */
 export declare function fileColumnLayout(
   path: string,
@@ -206,6 +211,7 @@ export declare function fileColumnLayout(
   column: string,
   seedLo?: number,
   seedHi?: number,
+  probe?: Uint8Array,
 ): Promise<FileColumnLayout>;
 /** `hashColumnValues` of leaf `leaf` in row group `rowGroup` of the local file at `path`, read on the addon's CPU threads. */
 export declare function hashFileColumnValues(
@@ -216,4 +222,5 @@ export declare function hashFileColumnValues(
   seedLo: number,
   seedHi: number,
   withValues?: boolean,
+  probe?: Uint8Array,
 ): ReturnType<typeof hashColumnValues>;

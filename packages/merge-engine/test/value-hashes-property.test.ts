@@ -145,6 +145,67 @@ describe("native value hashes equal the JavaScript key hashes", () => {
     );
   });
 
+  it("says whether a non-NULL row has one of a source's key hashes (mayHit), from a reader and from a path", async () => {
+    const word = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+    await fc.assert(
+      fc.asyncProperty(
+        column,
+        fc.integer({ min: 7, max: 400 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.array(fc.tuple(word, word), { maxLength: 3 }),
+        async ({ binary, values }, maxRowGroupRows, picked, others) => {
+          const type = binary ? new Binary() : new Utf8();
+          const batch = batchOf({ k: vectorFromArray(values as never[], type) });
+          const key = `p${n++}.parquet`;
+          const [file] = await writeParquetFiles(store, [batch], {
+            schema: new Schema([new Field("k", type, true)]),
+            nextKey: () => key,
+            maxRowGroupRows,
+          });
+          const size = file?.size ?? 0;
+          const reader = await openParquetReader(store, key, { size });
+          // The file's hashes, row group after row group; the source: some rows' hashes (a NULL row's too)
+          // and arbitrary others.
+          const groups: ColumnValueHashes[] = [];
+          for (let g = 0; g < reader.numRowGroups; g++) {
+            const hashes = await reader.valueHashes(g, "k", KEY_HASH_SEED);
+            if (hashes === undefined) {
+              expect(parquetEngineName()).not.toBe("native");
+              return;
+            }
+            groups.push(hashes);
+          }
+          const all = groups.flatMap((h) => [...h.hashWords]);
+          const source = [
+            ...picked.map((p) => p % values.length).flatMap((r) => all.slice(2 * r, 2 * r + 2)),
+          ];
+          for (const [lo, hi] of others) source.push(lo, hi);
+          const probe = new Uint8Array(Uint32Array.from(source).buffer);
+          const held = new Set(source.flatMap((w, i) => (i % 2 === 0 ? [`${w},${source[i + 1]}`] : [])));
+          const first = { seed: KEY_HASH_SEED, rows: values.length };
+          const local = await openLocalColumnHashes(store.localPath(key), size, "k", { probe });
+          const ahead = await openLocalColumnHashes(store.localPath(key), size, "k", { probe, first });
+          for (const [g, hashes] of groups.entries()) {
+            const rows = hashes.hashWords.length / 2;
+            const expected = Array.from({ length: rows }, (_, i) => i).some(
+              (i) =>
+                hashes.nulls?.[i] !== 1 &&
+                held.has(`${hashes.hashWords[2 * i]},${hashes.hashWords[2 * i + 1]}`),
+            );
+            const fromReader = await reader.valueHashes(g, "k", KEY_HASH_SEED, undefined, false, probe);
+            expect(fromReader?.mayHit).toBe(expected);
+            expect((await local?.valueHashes(g, KEY_HASH_SEED))?.mayHit).toBe(expected);
+            expect((await ahead?.valueHashes(g, KEY_HASH_SEED))?.mayHit).toBe(expected);
+            // Asked without a probe, there is no answer.
+            expect(hashes.mayHit).toBeUndefined();
+          }
+          reader.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it("gives none for a column that is not a byte array, or a reader opened from a parsed footer", async () => {
     const batch = batchOf({
       k: vectorFromArray(["a", "b", null]),

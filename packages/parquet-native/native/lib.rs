@@ -17,6 +17,7 @@ mod read;
 mod stream;
 mod stream_input;
 mod sync_behind;
+mod source_probe;
 mod take;
 mod value_hashes;
 mod write;

@@ -22,6 +22,7 @@ use parquet::file::reader::{ChunkReader, Length};
 use xxhash_rust::xxh64::xxh64;
 
 use crate::batch::failure;
+use crate::source_probe::SourceProbe;
 
 /// Some byte ranges of a file of `size` bytes; reading outside them is an error, never a guess.
 struct SparseFile {
@@ -76,10 +77,31 @@ pub struct ValueHashes {
     /// the first 0). Absent when not asked for, or when the column's offsets do not fit in 32 bits.
     pub offsets: Option<Buffer>,
     pub values: Option<Buffer>,
+    /// Asked with the source's key hashes (`probe`): whether a non-NULL row has one of them (source_probe.rs).
+    pub may_hit: Option<bool>,
 }
 
 /// A decoded column's hashes, NULL flags and, when asked for, its (offsets, values).
 type Hashed = (u32, Vec<u8>, Option<Vec<u8>>, Option<(Vec<u8>, Vec<u8>)>);
+
+/// Hashes, and the answer of the source probe when one was given.
+type Probed = (Hashed, Option<bool>);
+
+/// `hashed` with the answer of `probe` over it.
+fn probed(hashed: Hashed, probe: Option<&SourceProbe>) -> Probed {
+    let may_hit = probe.map(|p| p.may_hit(&hashed.1, hashed.2.as_deref()));
+    (hashed, may_hit)
+}
+
+/// The source probe of the caller's hash bytes (`probe`); an error when they are not whole hashes.
+fn source_probe(probe: Option<Uint8Array>) -> Result<Option<SourceProbe>> {
+    probe
+        .map(|bytes| {
+            SourceProbe::from_le_bytes(&bytes)
+                .ok_or_else(|| Error::from_reason("probe: the source hashes are not 8 bytes each"))
+        })
+        .transpose()
+}
 
 /// One call's work, run on the libuv thread pool. It holds references to the caller's buffers and reads them
 /// in place; the caller must neither change nor transfer them until the call settles.
@@ -91,6 +113,7 @@ pub struct HashValues {
     leaf: u32,
     seed: u64,
     with_values: bool,
+    probe: Option<SourceProbe>,
 }
 
 impl HashValues {
@@ -112,16 +135,18 @@ impl HashValues {
 }
 
 impl Task for HashValues {
-    type Output = Hashed;
+    type Output = Probed;
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let (row_group, leaf) = (self.row_group, self.leaf);
-        hashed_leaf(|| Ok(self.sparse_file()), |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)
+        let hashed =
+            hashed_leaf(|| Ok(self.sparse_file()), |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)?;
+        Ok(probed(hashed, self.probe.as_ref()))
     }
 
-    fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {
-        Ok(value_hashes(hashed))
+    fn resolve(&mut self, _env: Env, probed: Self::Output) -> Result<Self::JsValue> {
+        Ok(value_hashes(probed))
     }
 }
 
@@ -142,15 +167,15 @@ fn hashed_leaf<T: ChunkReader + 'static>(
         .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
 }
 
-fn value_hashes((rows, hashes, nulls, values): Hashed) -> ValueHashes {
+fn value_hashes(((rows, hashes, nulls, values), may_hit): Probed) -> ValueHashes {
     let (offsets, values) = values.map_or((None, None), |(o, v)| (Some(o.into()), Some(v.into())));
-    ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values }
+    ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values, may_hit }
 }
 
 /// The hashes of leaf column `leaf` (a Parquet leaf index; a top-level byte-array column) in row group
 /// `row_group` of a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given: its footer with
 /// the 8-byte trailer, and the column's chunk. XXH64 under the seed `seed_hi << 32 | seed_lo`; with
-/// `with_values`, the values as well.
+/// `with_values`, the values as well; given the source's key hashes (`probe`), whether a row has one of them.
 #[napi(catch_unwind)]
 #[allow(clippy::too_many_arguments)]
 pub fn hash_column_values(
@@ -162,6 +187,7 @@ pub fn hash_column_values(
     seed_lo: u32,
     seed_hi: u32,
     with_values: Option<bool>,
+    probe: Option<Uint8Array>,
 ) -> Result<AsyncTask<HashValues>> {
     if offsets.len() != parts.len() || size < 0 || offsets.iter().any(|&o| o < 0) {
         return Err(Error::from_reason("hashColumnValues: offsets and parts do not match"));
@@ -169,9 +195,10 @@ pub fn hash_column_values(
     let offsets = offsets.into_iter().map(|o| o as u64).collect();
     let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
     let with_values = with_values.unwrap_or(false);
+    let probe = source_probe(probe)?;
     // On libuv's pool, not the addon's CPU threads: the task reads the caller's buffers in place, and an
     // `AsyncTask` keeps them referenced until the JavaScript thread settles it, whatever happens to the caller.
-    Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values }))
+    Ok(AsyncTask::new(HashValues { size: size as u64, offsets, parts, row_group, leaf, seed, with_values, probe }))
 }
 
 /// A file's footer as the hashes read it: the Parquet types alone (a footer's `ARROW:schema` could ask for
@@ -305,10 +332,11 @@ pub struct ColumnLayout {
     size: f64,
     column: String,
     first_seed: Option<u64>,
+    probe: Option<SourceProbe>,
 }
 
 impl Task for ColumnLayout {
-    type Output = (FileColumnLayout, Option<Hashed>);
+    type Output = (FileColumnLayout, Option<Probed>);
     type JsValue = FileColumnLayout;
 
     fn compute(&mut self) -> Result<Self::Output> {
@@ -318,7 +346,8 @@ impl Task for ColumnLayout {
         let first = match self.first_seed {
             Some(seed) if layout.present && !layout.rows.is_empty() => {
                 let leaf = layout.leaf;
-                hashed_leaf(|| Ok(file), |file| decode_leaf_with(file, metadata, 0, leaf), seed, false).ok()
+                let hashed = hashed_leaf(|| Ok(file), |file| decode_leaf_with(file, metadata, 0, leaf), seed, false);
+                hashed.ok().map(|hashed| probed(hashed, self.probe.as_ref()))
             }
             _ => None,
         };
@@ -377,7 +406,8 @@ fn column_layout(parquet: &parquet::file::metadata::ParquetMetaData, column: &st
 /// Where the local file at `path` (refused unless `size` bytes long) keeps top-level column `column`, per row
 /// group, read from its footer off the JavaScript thread; rejected when the column is there but is not a
 /// byte-array leaf the hashes serve. Given a seed (`seed_lo`, `seed_hi`), the first row group's hashes come
-/// too, decoded with the same footer: a probe of a one-row-group file then takes one task, not two.
+/// too, decoded with the same footer: a probe of a one-row-group file then takes one task, not two. Given the
+/// source's key hashes (`probe`) too, those hashes come with the answer whether a row has one of them.
 #[napi(catch_unwind)]
 pub fn file_column_layout<'env>(
     env: &'env Env,
@@ -386,9 +416,11 @@ pub fn file_column_layout<'env>(
     column: String,
     seed_lo: Option<u32>,
     seed_hi: Option<u32>,
+    probe: Option<Uint8Array>,
 ) -> Result<Object<'env>> {
     let first_seed = seed_lo.zip(seed_hi).map(|(lo, hi)| (u64::from(hi) << 32) | u64::from(lo));
-    crate::cpu_pool::spawn_cpu_task(env, ColumnLayout { path, size, column, first_seed })
+    let probe = source_probe(probe)?;
+    crate::cpu_pool::spawn_cpu_task(env, ColumnLayout { path, size, column, first_seed, probe })
 }
 
 /// `hashColumnValues` of leaf `leaf` in row group `row_group` of the local file at `path`.
@@ -399,25 +431,28 @@ pub struct HashFileValues {
     leaf: u32,
     seed: u64,
     with_values: bool,
+    probe: Option<SourceProbe>,
 }
 
 impl Task for HashFileValues {
-    type Output = Hashed;
+    type Output = Probed;
     type JsValue = ValueHashes;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let (path, size, row_group, leaf) = (&self.path, self.size, self.row_group, self.leaf);
         let open = || crate::read::open_local_file(path, size);
-        hashed_leaf(open, |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)
+        let hashed = hashed_leaf(open, |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)?;
+        Ok(probed(hashed, self.probe.as_ref()))
     }
 
-    fn resolve(&mut self, _env: Env, hashed: Self::Output) -> Result<Self::JsValue> {
-        Ok(value_hashes(hashed))
+    fn resolve(&mut self, _env: Env, probed: Self::Output) -> Result<Self::JsValue> {
+        Ok(value_hashes(probed))
     }
 }
 
 /// The hashes (and with `with_values` the values) of leaf `leaf` in row group `row_group` of the local file at
-/// `path`, refused unless it is `size` bytes long: its footer and the chunk are read on the pool.
+/// `path`, refused unless it is `size` bytes long: its footer and the chunk are read on the pool; given the
+/// source's key hashes (`probe`), whether a row has one of them.
 #[napi(catch_unwind)]
 #[allow(clippy::too_many_arguments)]
 pub fn hash_file_column_values<'env>(
@@ -429,9 +464,11 @@ pub fn hash_file_column_values<'env>(
     seed_lo: u32,
     seed_hi: u32,
     with_values: Option<bool>,
+    probe: Option<Uint8Array>,
 ) -> Result<Object<'env>> {
     let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
-    let task = HashFileValues { path, size, row_group, leaf, seed, with_values: with_values.unwrap_or(false) };
+    let with_values = with_values.unwrap_or(false);
+    let task = HashFileValues { path, size, row_group, leaf, seed, with_values, probe: source_probe(probe)? };
     crate::cpu_pool::spawn_cpu_task(env, task)
 }
 

@@ -63,13 +63,16 @@ export interface ValueHashes {
   nulls: Uint8Array | null | undefined;
   offsets?: Uint8Array | null | undefined;
   values?: Uint8Array | null | undefined;
+  /** Given a source probe: whether a non-NULL row's hash is one of its hashes. */
+  mayHit?: boolean | null | undefined;
 }
 
 /**
  * Hashes (XXH64 under the seed (seedHi << 32) | seedLo) the values of leaf `leaf` in row group `rowGroup` of a
  * file of `size` bytes, given only `parts[i]` at `offsets[i]` (the footer with its trailer, and the chunk), off
- * the JavaScript thread, and returns the values too with `withValues`. The parts are read in place: none may
- * change or move until it settles.
+ * the JavaScript thread, and returns the values too with `withValues`. Given `probe`, a source's key hashes (8
+ * little-endian bytes each), it says too whether a non-NULL row's hash is one of them (`mayHit`). The parts
+ * are read in place: none may change or move until it settles.
  */
 export type ColumnValueHasher = (
   size: number,
@@ -80,6 +83,7 @@ export type ColumnValueHasher = (
   seedLo: number,
   seedHi: number,
   withValues?: boolean,
+  probe?: Uint8Array,
 ) => Promise<ValueHashes>;
 
 /** Which engine this process runs: "native" (@deltalite/parquet-native) or "wasm" (parquet-wasm). */
@@ -149,7 +153,8 @@ export interface FileColumnLayout {
 export interface FileValueHasher {
   /**
    * Rejects when the file is not `size` bytes long, or the column is there but is not one it hashes. Given
-   * seed words, the first row group's hashes under that seed come too (`first`), read with the same footer.
+   * seed words, the first row group's hashes under that seed come too (`first`), read with the same footer,
+   * and given `probe` their `mayHit` (as ColumnValueHasher's).
    */
   layout(
     path: string,
@@ -157,6 +162,7 @@ export interface FileValueHasher {
     column: string,
     seedLo?: number,
     seedHi?: number,
+    probe?: Uint8Array,
   ): Promise<FileColumnLayout>;
   hash(
     path: string,
@@ -166,6 +172,7 @@ export interface FileValueHasher {
     seedLo: number,
     seedHi: number,
     withValues?: boolean,
+    probe?: Uint8Array,
   ): Promise<ValueHashes>;
 }
 

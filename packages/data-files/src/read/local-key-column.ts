@@ -14,7 +14,8 @@ import type { LiveFileReadContext } from "./live-file.js";
  * Column `column` of `file` hashed in place (module comment): null when the file stores no top-level column
  * of that name, undefined when it cannot be read in place. `firstSeed`: the seed its first row group's hashes
  * will be asked under, so that a small file whose Add counts its rows has them hashed with its layout
- * (parquet-stream's openLocalColumnHashes).
+ * (parquet-stream's openLocalColumnHashes). `probe`: a source's key hashes (8 little-endian bytes each), each
+ * row group's hashes then saying whether a row has one of them (`mayHit`).
  */
 export async function openLocalKeyColumn(
   store: ObjectStore,
@@ -22,6 +23,7 @@ export async function openLocalKeyColumn(
   column: string,
   context: Pick<LiveFileReadContext, "admission" | "signal">,
   firstSeed?: bigint,
+  probe?: Uint8Array,
 ): Promise<LocalColumnHashes | null | undefined> {
   if (store.localPath === undefined) return undefined;
   let path: string;
@@ -36,5 +38,6 @@ export async function openLocalKeyColumn(
     admission: context.admission,
     signal: context.signal,
     first: firstSeed !== undefined && counted ? { seed: firstSeed, rows } : undefined,
+    probe,
   });
 }

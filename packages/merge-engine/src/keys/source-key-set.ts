@@ -253,28 +253,6 @@ export class SourceKeySet {
     return hits;
   }
 
-  /**
-   * True when the hash of a non-NULL row of `hashWords` ((lo, hi) pairs, `nulls[i]` 1 for a NULL row) is
-   * the hash of a key of the set: a key in common, or a hash collision. False proves that no row's key is in
-   * the set (MERGE equality; not for a null-safe set, whose NULL keys match).
-   */
-  mayHoldAnyHash(hashWords: Uint32Array, nulls: Uint8Array | undefined): boolean {
-    if (this.size === 0) return false;
-    const slots = this.slots;
-    const mask = this.mask;
-    const data = this.entryData;
-    const filter = this.filterBits;
-    const filterMask = filter.length * 32 - 1;
-    for (let row = 0; 2 * row < hashWords.length; row++) {
-      if (nulls !== undefined && nulls[row] === 1) continue;
-      const hi = hashWords[2 * row + 1] as number;
-      const bit = hi & filterMask;
-      if (((filter[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue; // no entry's hash has this hi
-      if (holdsHash(slots, mask, data, hashWords[2 * row] as number, hi)) return true;
-    }
-    return false;
-  }
-
   /** True as soon as one row of `keys` is in the set (the probe's question). */
   containsAny(keys: EncodedKeys): boolean {
     checkComparable(this, keys);
@@ -315,11 +293,11 @@ export class SourceKeySet {
 
 /**
  * A bit per bucket of hash-hi values, set for each of the first `size` entries' (≥ 16 bits an entry, so ~6%
- * of other hashes pass): a clear bit proves a hash is in no entry without touching the table; `find` and
- * `mayHoldAnyHash` test it first. The probe asks this of every row of every candidate file; at recent 4M
- * (`pnpm bench upsert`) the table walk alone took ~50 ms of the main thread, 11% of its CPU (merge-engine
- * BENCHMARKS.md, session 21). Built with the set: built on first use, it sat behind a branch in
- * `mayHoldAnyHash`'s loop that V8 deoptimised on (session 33).
+ * of other hashes pass): a clear bit proves a hash is in no entry without touching the table; `find` tests it
+ * first. The rewrite asks `find` of every row of every hit file (and the probe did, of every row of every
+ * candidate file, until the native engine answered it: session 33); at recent 4M (`pnpm bench upsert`) the
+ * table walk alone had taken ~50 ms of the main thread, 11% of its CPU (merge-engine BENCHMARKS.md, session
+ * 21). Built with the set.
  */
 function hashFilter(entryData: Uint32Array, size: number): Uint32Array {
   let bits = 1024;
@@ -330,22 +308,6 @@ function hashFilter(entryData: Uint32Array, size: number): Uint32Array {
     filter[bit >>> 5] = (filter[bit >>> 5] as number) | (1 << (bit & 31));
   }
   return filter;
-}
-
-/**
- * Whether an entry of the table (`slots`, `mask`, entry words `data`) has the hash (lo, hi). The walk steps to
- * its first slot as to every other, so V8 has seen the step before it compiles the caller: with the step
- * only on a collision, `mayHoldAnyHash` was compiled, deoptimised on it ("insufficient type feedback") and
- * compiled twice more inside a cold recent-1M upsert (merge-engine BENCHMARKS.md, session 33).
- */
-function holdsHash(slots: Int32Array, mask: number, data: Uint32Array, lo: number, hi: number): boolean {
-  let slot = (lo - 1) & mask;
-  for (;;) {
-    slot = (slot + 1) & mask;
-    const entry = (slots[slot] as number) - 1;
-    if (entry < 0) return false;
-    if (data[4 * entry] === lo && data[4 * entry + 1] === hi) return true;
-  }
 }
 
 function checkComparable(

@@ -153,8 +153,14 @@ async function probePartition(
   let probeCached = 0;
   const keys = plan.partition.keys;
   const keySpace = keys.keySpace;
-  // Built once per partition (when a file is left to ask about), asked of every cached file (ProbeKeys).
+  // Built once per partition (when a file is left to ask about), asked of every cached file (ProbeKeys), and
+  // its sorted hashes of every file the native engine probes (probe.ts).
   const sourceHashes = ProbeKeys.fromWords(plan.remaining.length > 0 ? keys.hashWords() : new Uint32Array());
+  const words = sourceHashes.hashes.words;
+  const nativeProbe =
+    options.valueHashProbe !== false
+      ? new Uint8Array(words.buffer, words.byteOffset, words.byteLength)
+      : undefined;
   const found = await mapLimit(plan.remaining, options.probeConcurrency ?? 8, async (file) => {
     checkAborted(signal, snapshot.table);
     // Only NULL keys in this partition's source: nothing can match, nothing to read or ask.
@@ -182,7 +188,7 @@ async function probePartition(
         ctx.read,
         collection,
         ctx.hasher,
-        options.valueHashProbe !== false,
+        nativeProbe,
       );
     } finally {
       filePermit.release();

@@ -6,8 +6,9 @@
  * to be removed, so its collection is dropped). A file with a hit hands its parsed footer to the rewrite
  * (`FooterHandoff`), which then opens it without a footer GET, and the key hashes it computed
  * (`HashHandoff`), which the rewrite then does not compute again. A single string or binary key column is
- * probed by the native engine (value hashes and values, decoded off this thread): a row group with a source
- * key's hash is matched exactly on those values, so the column is decoded in JavaScript only where the
+ * probed by the native engine (value hashes and values, decoded off this thread), which also says whether a
+ * row group holds a source key's hash (given the partition's source key hashes): a row group that does is
+ * matched exactly on its values, so the column is decoded in JavaScript only where the
  * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind). On a local
  * store the native engine reads such a file from its path (`probedInPlace`): this thread then neither reads
  * the file nor parses its footer unless a key hits. The rewrite encodes a passed-through file's keys the same
@@ -55,22 +56,25 @@ interface KeyColumnHashes {
   valueHashes(rowGroup: number, withValues: boolean): Promise<ColumnValueHashes | undefined>;
 }
 
-/** The column of a reader the probe opened. */
+/** The column of a reader the probe opened, its hashes asked against `sourceHashes`. */
 function readerKeyColumn(
   reader: ParquetReader,
   field: Field,
   signal: AbortSignal | undefined,
+  sourceHashes: Uint8Array,
 ): KeyColumnHashes {
   return {
     numRowGroups: reader.numRowGroups,
     label: reader.key,
-    valueHashes: (g, withValues) => reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, withValues),
+    valueHashes: (g, withValues) =>
+      reader.valueHashes(g, field.name, KEY_HASH_SEED, signal, withValues, sourceHashes),
   };
 }
 
 /**
- * The probe of a file by the native engine's value hashes of the single key column, row group by row group:
- * a row group with a source key's hash is decoded natively again with its values, and its keys are matched
+ * The probe of a file by the native engine's value hashes of the single key column, row group by row group,
+ * asked against the partition's source key hashes (the engine's `mayHit`; a row group it gives no answer for
+ * counts as one that may hit): a row group with a source key's hash is decoded natively again with its values, and its keys are matched
  * exactly on them (a collision is no hit), so the column is never decoded in JavaScript. Only such a row
  * group brings its values (a file without a source key's hash brings none: at 4M rows asking every row
  * group for its values cost 20 MB of peak RSS). The hashes go to the probe cache, and to the rewrite's
@@ -100,7 +104,7 @@ async function probedByValueHashes(
       const hashes = await column.valueHashes(g, false);
       if (hashes === undefined) return unavailable(g > 0);
       collection?.add(hashes.hashWords, hashes.nulls);
-      if (!keys.mayHoldAnyHash(hashes.hashWords, hashes.nulls)) {
+      if (hashes.mayHit === false) {
         keeper.add(hashes.hashWords);
         keeper.own(hashes.release); // read by the keeper alone from here on
         continue;
@@ -141,8 +145,9 @@ async function probedInPlace(
   context: LiveFileReadContext,
   collection: HashCollection | undefined,
   hasher: KeyHasher,
+  sourceHashes: Uint8Array,
 ): Promise<boolean | undefined> {
-  const local = await openLocalKeyColumn(store, file, field.name, context, KEY_HASH_SEED);
+  const local = await openLocalKeyColumn(store, file, field.name, context, KEY_HASH_SEED, sourceHashes);
   if (local === undefined) return undefined;
   if (local === null) {
     collection?.commit(); // no non-NULL key at all: an empty set
@@ -242,6 +247,11 @@ function keyBatch(field: Field, data: Data): RecordBatch {
   return new RecordBatch(new Schema([field]), struct);
 }
 
+/**
+ * Whether `file` holds a key of `keys` (module comment). `sourceHashes`: the hashes of the set's keys (8
+ * little-endian bytes each, ProbeKeys' words) for the native engine's value-hash probe; undefined: the key
+ * columns are read and matched here (`UpsertOptions.valueHashProbe: false`).
+ */
 export async function fileHoldsSourceKey(
   store: ObjectStore,
   file: FileView,
@@ -250,21 +260,28 @@ export async function fileHoldsSourceKey(
   context: LiveFileReadContext,
   collection: HashCollection | undefined,
   hasher: KeyHasher,
-  valueHashes = true,
+  sourceHashes: Uint8Array | undefined,
 ): Promise<boolean> {
   if (keys.size === 0) {
     collection?.abort();
     return false;
   }
-  const byHashes = valueHashes && hashesSuffice(keys, keySchema, hasher);
+  const byHashes = sourceHashes !== undefined && hashesSuffice(keys, keySchema, hasher);
   const field = keySchema.fields[0] as Field;
   if (byHashes) {
-    const probed = await probedInPlace(store, file, keys, field, context, collection, hasher).catch(
-      (error: unknown) => {
-        collection?.abort();
-        throw error;
-      },
-    );
+    const probed = await probedInPlace(
+      store,
+      file,
+      keys,
+      field,
+      context,
+      collection,
+      hasher,
+      sourceHashes,
+    ).catch((error: unknown) => {
+      collection?.abort();
+      throw error;
+    });
     if (probed !== undefined) return probed;
   }
   const reader = await openLiveFile(store, file, context);
@@ -276,7 +293,7 @@ export async function fileHoldsSourceKey(
       return false;
     }
     if (byHashes) {
-      const column = readerKeyColumn(reader, field, context.signal);
+      const column = readerKeyColumn(reader, field, context.signal, sourceHashes);
       const probed = await probedByValueHashes(
         column,
         field,

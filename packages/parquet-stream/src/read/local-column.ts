@@ -37,6 +37,11 @@ export interface LocalColumnOptions {
    * layout's call (module comment).
    */
   first?: { seed: bigint; rows: number } | undefined;
+  /**
+   * A source's key hashes (8 little-endian bytes each): every row group's hashes then come with `mayHit`,
+   * whether a non-NULL row's hash is one of them (ColumnValueHashes.mayHit).
+   */
+  probe?: Uint8Array | undefined;
 }
 
 /**
@@ -86,7 +91,9 @@ async function layoutOf(
   let decoded: Release = admitted;
   try {
     decoded = await admitDecode(estimate);
-    const layout = await hasher.layout(path, size, column, seedLo, seedHi).catch(() => undefined);
+    const layout = await hasher
+      .layout(path, size, column, seedLo, seedHi, options.probe)
+      .catch(() => undefined);
     if (layout === undefined) return undefined;
     const rows = layout.rows[0];
     const call = { rows: rows ?? 0, uncompressedBytes: 0, withValues: false, binary: layout.binary };
@@ -145,7 +152,7 @@ export async function openLocalColumnHashes(
       const fetched = await admitFetch(layout.chunkBytes[rowGroup] ?? 0);
       try {
         return await admittedValueHashes(admitDecode, call, () =>
-          hasher.hash(path, size, rowGroup, layout.leaf, seedLo, seedHi, withValues),
+          hasher.hash(path, size, rowGroup, layout.leaf, seedLo, seedHi, withValues, options.probe),
         );
       } finally {
         fetched();

@@ -241,7 +241,8 @@ export class ParquetReader {
    * (string or binary: no conversion), decoded and hashed by the native engine off this thread: row i's hash
    * as (lo, hi) at 2i, 2i + 1, NULL rows flagged (hashed as no bytes). With `withValues`, the values as well
    * (`values`: Arrow data of the column's Utf8 or Binary type), so a caller that finds a hash it looks for
-   * can compare the values without decoding the column again. Undefined, with nothing held, when
+   * can compare the values without decoding the column again. Given `probe`, a source's key hashes (8
+   * little-endian bytes each), `mayHit` says whether a non-NULL row's hash is one of them. Undefined, with nothing held, when
    * this process runs parquet-wasm, the reader has no footer bytes (it was opened from a parsed footer), the
    * column is another kind, or the native engine cannot decode it: read the column instead. The chunk is
    * fetched under the reader's admission, and the decoded bytes (9 a row, and the values' size) are admitted
@@ -253,6 +254,7 @@ export class ParquetReader {
     seed: bigint,
     signal?: AbortSignal,
     withValues = false,
+    probe?: Uint8Array,
   ): Promise<ColumnValueHashes | undefined> {
     const hash = nativeValueHasher();
     const footer = this.#footer;
@@ -286,6 +288,7 @@ export class ParquetReader {
             seedLo,
             seedHi,
             withValues,
+            probe,
           ),
       );
     } finally {

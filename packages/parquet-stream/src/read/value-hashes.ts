@@ -18,6 +18,11 @@ export interface ColumnValueHashes {
   /** Asked for: the column's values (Utf8 or Binary, as the reader decodes the column). */
   values: Data<Utf8 | Binary> | undefined;
   /**
+   * Asked with a source probe (the source's key hashes): whether a non-NULL row's hash is one of them. False
+   * proves no row's key is a source key; true may be a hash collision. Undefined when not asked.
+   */
+  mayHit: boolean | undefined;
+  /**
    * Frees the native buffers behind these arrays now, not at V8's next collection (at 8M rows a row group's
    * values and hashes are ~1.9 MB). Call it once nothing reads them any more: from then on they read as
    * empty. Idempotent.
@@ -79,6 +84,7 @@ export function checkedValueHashes(out: ValueHashes, call: ValueHashCall): Colum
     hashWords: new Uint32Array(h.buffer, h.byteOffset, 2 * rows),
     nulls: out.nulls ?? undefined,
     values,
+    mayHit: out.mayHit ?? undefined,
     release: () => releaseAll([out.hashes, out.nulls, out.offsets, out.values]),
   };
 }
