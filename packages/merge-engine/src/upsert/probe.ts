@@ -8,8 +8,8 @@
  * (`HashHandoff`), which the rewrite then does not compute again. A single string or binary key column is
  * probed by the native engine (value hashes and values, decoded off this thread), which also says whether a
  * row group holds a source key's hash (given the partition's source key hashes): a row group that does is
- * matched exactly on its values, so the column is decoded in JavaScript only where the
- * native engine cannot (parquet-wasm, a reader opened from a parsed footer, another column kind). On a local
+ * matched exactly on its values, so the column is decoded in JavaScript only where the native engine cannot
+ * (parquet-wasm, a reader opened from a parsed footer, another column kind). On a local
  * store the native engine reads such a file from its path (`probedInPlace`): this thread then neither reads
  * the file nor parses its footer unless a key hits. The rewrite encodes a passed-through file's keys the same
  * way when the probe handed over none of them (`nativelyEncodedKeys`).
@@ -74,8 +74,9 @@ function readerKeyColumn(
 /**
  * The probe of a file by the native engine's value hashes of the single key column, row group by row group,
  * asked against the partition's source key hashes (the engine's `mayHit`; a row group it gives no answer for
- * counts as one that may hit): a row group with a source key's hash is decoded natively again with its values, and its keys are matched
- * exactly on them (a collision is no hit), so the column is never decoded in JavaScript. Only such a row
+ * counts as one that may hit): a row group with a source key's hash is decoded natively again with its
+ * values, and its keys are matched exactly on them (a collision is no hit), so the column is never decoded in
+ * JavaScript. Only such a row
  * group brings its values (a file without a source key's hash brings none: at 4M rows asking every row
  * group for its values cost 20 MB of peak RSS). The hashes go to the probe cache, and to the rewrite's
  * handoff with the encoded keys of the row group that hit (those of a file whose hit is past its first row
