@@ -115,14 +115,8 @@ function gatherVariable(
   offsets: Int32Array,
   indices: Int32Array,
 ): { values: Uint8Array; offsets: Int32Array } {
-  const outOffsets = new Int32Array(indices.length + 1);
-  let total = 0;
-  for (let i = 0; i < indices.length; i++) {
-    const j = indices[i]!;
-    total += offsets[j + 1]! - offsets[j]!;
-    outOffsets[i + 1] = total;
-  }
-  const out = new Uint8Array(total);
+  const outOffsets = takenOffsets(offsets, indices);
+  const out = new Uint8Array(outOffsets[indices.length]!);
   for (let i = 0; i < indices.length; i++) {
     const j = indices[i]!;
     out.set(values.subarray(offsets[j]!, offsets[j + 1]!), outOffsets[i]!);
@@ -130,16 +124,22 @@ function gatherVariable(
   return { values: out, offsets: outOffsets };
 }
 
-function takeList(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
-  const offsets = data.valueOffsets as Int32Array;
-  const outOffsets = new Int32Array(indices.length + 1);
+/** The offsets, from zero, of rows `indices` of a variable-width or list column laid out one after another. */
+function takenOffsets(offsets: Int32Array, indices: Int32Array): Int32Array {
+  const out = new Int32Array(indices.length + 1);
   let total = 0;
   for (let i = 0; i < indices.length; i++) {
     const j = indices[i]!;
     total += offsets[j + 1]! - offsets[j]!;
-    outOffsets[i + 1] = total;
+    out[i + 1] = total;
   }
-  const childIndices = new Int32Array(total);
+  return out;
+}
+
+function takeList(data: Data, indices: Int32Array, validity: ReturnType<typeof takeValidity>): Data {
+  const offsets = data.valueOffsets as Int32Array;
+  const outOffsets = takenOffsets(offsets, indices);
+  const childIndices = new Int32Array(outOffsets[indices.length]!);
   let at = 0;
   for (let i = 0; i < indices.length; i++) {
     const j = indices[i]!;
