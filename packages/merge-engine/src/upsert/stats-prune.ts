@@ -36,11 +36,16 @@ const compare = (a: Value, b: Value): number =>
         ? 1
         : 0;
 
-/** Sorted source values of one prunable key column. */
+/** The source values of one prunable key column. */
 export interface ColumnValues {
   column: string;
   deltaType: string;
+  /** In any order until `sorted` (read them sorted with `sortedValues`). */
   values: Value[];
+  sorted: boolean;
+  /** The least and the greatest of `values` (undefined when there is none). */
+  least: Value | undefined;
+  greatest: Value | undefined;
   /** Null-safe mode only: some source key is NULL in this column. */
   hasNull: boolean;
 }
@@ -99,7 +104,15 @@ export function sourceKeyRanges(
   const skipRowsWithNullIn = options.nullSafe === true ? [] : Object.keys(keyTypes);
   const out: ColumnValues[] = [];
   for (const [column, deltaType] of columns) {
-    const found: ColumnValues = { column, deltaType, values: [], hasNull: false };
+    const found: ColumnValues = {
+      column,
+      deltaType,
+      values: [],
+      sorted: false,
+      least: undefined,
+      greatest: undefined,
+      hasNull: false,
+    };
     const read = {
       skipRowsWithNullIn,
       nullSafe: options.nullSafe === true,
@@ -111,10 +124,38 @@ export function sourceKeyRanges(
     } else {
       for (const batch of partition.batches) collect(batch, undefined, found, read);
     }
-    sortValues(found.values);
+    setEnds(found);
     out.push(found);
   }
   return out;
+}
+
+/**
+ * Sets the least and greatest of `column`'s values: one pass, where sorting them (done only when a file's
+ * bounds lie strictly inside them, `statsMayHoldKey`) was ~57 ms of the main thread in a cold recent 4M
+ * upsert of random string keys (merge-engine BENCHMARKS.md, session 34).
+ */
+function setEnds(column: ColumnValues): void {
+  const values = column.values;
+  if (values.length === 0) return;
+  let least = values[0] as Value;
+  let greatest = least;
+  for (let i = 1; i < values.length; i++) {
+    const v = values[i] as Value;
+    if (compare(v, least) < 0) least = v;
+    else if (compare(v, greatest) > 0) greatest = v;
+  }
+  column.least = least;
+  column.greatest = greatest;
+}
+
+/** `column`'s values in `compare`'s order (sorted in place when first asked). */
+export function sortedValues(column: ColumnValues): Value[] {
+  if (!column.sorted) {
+    sortValues(column.values);
+    column.sorted = true;
+  }
+  return column.values;
 }
 
 /** A code unit at or above U+D800: where UTF-16 order and code-point order may part. */
@@ -197,25 +238,35 @@ function countedRows(
 /** False when the file's stats prove that no source key of the partition can be in it. */
 export function statsMayHoldKey(stats: FileStats | undefined, ranges: readonly ColumnValues[]): boolean {
   if (!stats) return true;
-  for (const { column, deltaType, values, hasNull } of ranges) {
-    const bounds = columnBounds(stats, column, deltaType);
+  for (const range of ranges) {
+    const bounds = columnBounds(stats, range.column, range.deltaType);
     // Null-safe: a source NULL here may match the file's NULLs unless the stats say it has none.
-    if (hasNull && (bounds.nullCount === undefined || bounds.nullCount > 0)) continue;
+    if (range.hasNull && (bounds.nullCount === undefined || bounds.nullCount > 0)) continue;
     if (allNull(bounds)) return false; // every key in the file is NULL: nothing can match
     const { min, max } = bounds;
     if (min === undefined && max === undefined) continue;
-    // First source value ≥ min, then check it is ≤ max.
-    let lo = 0;
-    let hi = values.length;
-    if (min !== undefined) {
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (compare(values[mid] as Value, min) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    if (lo >= values.length) return false;
-    if (max !== undefined && compare(values[lo] as Value, max) > 0) return false;
+    if (!someValueWithin(range, min, max)) return false;
   }
   return true;
+}
+
+/** Whether some value of `range` lies in [min, max] (a side left undefined is unbounded). */
+function someValueWithin(range: ColumnValues, min: Value | undefined, max: Value | undefined): boolean {
+  const { least, greatest } = range;
+  if (least === undefined || greatest === undefined) return false;
+  if (max !== undefined && compare(least, max) > 0) return false;
+  if (min !== undefined && compare(greatest, min) < 0) return false;
+  // Now least ≤ max and greatest ≥ min: one of them inside [min, max] answers.
+  if (min === undefined || compare(least, min) >= 0) return true;
+  if (max === undefined || compare(greatest, max) <= 0) return true;
+  // [min, max] lies strictly inside [least, greatest]: the first value ≥ min, if it is ≤ max.
+  const values = sortedValues(range);
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compare(values[mid] as Value, min) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < values.length && compare(values[lo] as Value, max) <= 0;
 }
