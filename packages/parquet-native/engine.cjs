@@ -167,7 +167,7 @@ function writeParquet(table, props) {
  * decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its footer and the
  * chunk): `{ rows, hashes, nulls }`, and with `withValues` the values too (`offsets`, `values`). Given
  * `probe`, a source's key hashes (8 little-endian bytes each), also `mayHit`: whether a non-NULL row's hash is
- * one of them. It runs on the libuv thread pool and reads the parts in place: change or transfer none of them
+ * one of them (and with `withValues`, `hitRows`: those rows, as uint32 LE). It runs on the libuv thread pool and reads the parts in place: change or transfer none of them
  * until it settles.
  */
 function hashColumnValues(size, offsets, parts, rowGroup, leaf, seedLo, seedHi, withValues = false, probe) {

@@ -160,7 +160,7 @@ export declare function syncsBehind(): number;
  * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its
  * footer with its trailer, and the chunk). Row i's hash is 8 little-endian bytes at 8i; `nulls[i]` is 1 for a
  * NULL (hashed as no bytes). Given `probe`, a source's key hashes (8 little-endian bytes each), `mayHit` says
- * whether a non-NULL row's hash is one of them. Runs on the libuv thread pool and reads the parts in place:
+ * whether a non-NULL row's hash is one of them, and with `withValues` `hitRows` names those rows. Runs on the libuv thread pool and reads the parts in place:
  * change or transfer none of them until the promise settles.
  */
 export declare function hashColumnValues(
@@ -182,6 +182,11 @@ export declare function hashColumnValues(
   values?: Uint8Array | null;
   /** Given `probe`: whether a non-NULL row's hash is one of its hashes (a "yes" may be a hash collision). */
   mayHit?: boolean | null;
+  /**
+   * Given `probe` with `withValues`: the rows whose non-NULL hash is one of its hashes, ascending (uint32 LE):
+   * every row that may hold a source key.
+   */
+  hitRows?: Uint8Array | null;
 }>;
 /** Where a local file keeps one top-level byte-array column (`fileColumnLayout`). */
 export interface FileColumnLayout {

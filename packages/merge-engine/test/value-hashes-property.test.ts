@@ -145,7 +145,7 @@ describe("native value hashes equal the JavaScript key hashes", () => {
     );
   });
 
-  it("says whether a non-NULL row has one of a source's key hashes (mayHit), from a reader and from a path", async () => {
+  it("says whether a non-NULL row has one of a source's key hashes (mayHit) and which (hitRows), from a reader and from a path", async () => {
     const word = fc.integer({ min: 0, max: 2 ** 32 - 1 });
     await fc.assert(
       fc.asyncProperty(
@@ -187,17 +187,29 @@ describe("native value hashes equal the JavaScript key hashes", () => {
           const ahead = await openLocalColumnHashes(store.localPath(key), size, "k", { probe, first });
           for (const [g, hashes] of groups.entries()) {
             const rows = hashes.hashWords.length / 2;
-            const expected = Array.from({ length: rows }, (_, i) => i).some(
+            const hitRows = Array.from({ length: rows }, (_, i) => i).filter(
               (i) =>
                 hashes.nulls?.[i] !== 1 &&
                 held.has(`${hashes.hashWords[2 * i]},${hashes.hashWords[2 * i + 1]}`),
             );
+            const expected = hitRows.length > 0;
             const fromReader = await reader.valueHashes(g, "k", KEY_HASH_SEED, undefined, false, probe);
             expect(fromReader?.mayHit).toBe(expected);
             expect((await local?.valueHashes(g, KEY_HASH_SEED))?.mayHit).toBe(expected);
             expect((await ahead?.valueHashes(g, KEY_HASH_SEED))?.mayHit).toBe(expected);
+            // Without values the rows are not named; with them, exactly the rows the oracle names.
+            expect(fromReader?.hitRows).toBeUndefined();
+            const withValues = [
+              await reader.valueHashes(g, "k", KEY_HASH_SEED, undefined, true, probe),
+              await local?.valueHashes(g, KEY_HASH_SEED, true),
+            ];
+            for (const given of withValues) {
+              expect(given?.mayHit).toBe(expected);
+              expect([...(given?.hitRows ?? [-1])]).toEqual(hitRows);
+            }
             // Asked without a probe, there is no answer.
             expect(hashes.mayHit).toBeUndefined();
+            expect(hashes.hitRows).toBeUndefined();
           }
           reader.close();
         },

@@ -43,10 +43,23 @@ impl SourceProbe {
     /// True when a row of `hashes` (8 little-endian bytes a row) whose `nulls` flag is not 1 (every row when
     /// there are no flags) has a source key's hash.
     pub fn may_hit(&self, hashes: &[u8], nulls: Option<&[u8]>) -> bool {
-        hashes.chunks_exact(8).enumerate().any(|(row, bytes)| {
-            nulls.is_none_or(|flags| flags.get(row) != Some(&1))
-                && self.holds(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
-        })
+        hashes.chunks_exact(8).enumerate().any(|(row, bytes)| self.row_holds(row, bytes, nulls))
+    }
+
+    /// The rows `may_hit` asks about that have a source key's hash, ascending: every row that may hold a source
+    /// key (a hash collision adds a row, never drops one), so an exact match need look at these alone.
+    pub fn hit_rows(&self, hashes: &[u8], nulls: Option<&[u8]>) -> Vec<u32> {
+        hashes
+            .chunks_exact(8)
+            .enumerate()
+            .filter(|(row, bytes)| self.row_holds(*row, bytes, nulls))
+            .map(|(row, _)| row as u32)
+            .collect()
+    }
+
+    fn row_holds(&self, row: usize, bytes: &[u8], nulls: Option<&[u8]>) -> bool {
+        nulls.is_none_or(|flags| flags.get(row) != Some(&1))
+            && self.holds(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
     }
 }
 
@@ -68,5 +81,14 @@ mod tests {
         assert!(probe.may_hit(&le(&[7, u64::MAX]), Some(&[1, 0])));
         assert!(!SourceProbe::from_le_bytes(&[]).expect("empty").may_hit(&le(&[0, 7]), None));
         assert!(SourceProbe::from_le_bytes(&[1, 2, 3]).is_none());
+    }
+
+    #[test]
+    fn names_the_non_null_rows_with_a_source_hash() {
+        let probe = SourceProbe::from_le_bytes(&le(&[7, u64::MAX, 1 << 40])).expect("whole hashes");
+        let rows = le(&[7, 3, 1 << 40, 7, u64::MAX, 8]);
+        assert_eq!(probe.hit_rows(&rows, None), vec![0, 2, 3, 4]);
+        assert_eq!(probe.hit_rows(&rows, Some(&[1, 0, 0, 1, 0, 0])), vec![2, 4]);
+        assert!(probe.hit_rows(&le(&[3, 8]), None).is_empty());
     }
 }

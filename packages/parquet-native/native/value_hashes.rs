@@ -79,18 +79,33 @@ pub struct ValueHashes {
     pub values: Option<Buffer>,
     /// Asked with the source's key hashes (`probe`): whether a non-NULL row has one of them (source_probe.rs).
     pub may_hit: Option<bool>,
+    /// Asked with `probe` and for values: the rows whose non-NULL hash is one of the source's, ascending (u32
+    /// LE; every row that may hold a source key, so the caller matches these exactly and no other).
+    pub hit_rows: Option<Buffer>,
 }
 
 /// A decoded column's hashes, NULL flags and, when asked for, its (offsets, values).
 type Hashed = (u32, Vec<u8>, Option<Vec<u8>>, Option<(Vec<u8>, Vec<u8>)>);
 
-/// Hashes, and the answer of the source probe when one was given.
-type Probed = (Hashed, Option<bool>);
+/// The source probe's answer: whether a row may hit, and with values the rows that may.
+type ProbeAnswer = (bool, Option<Vec<u32>>);
 
-/// `hashed` with the answer of `probe` over it.
+/// Hashes, and the answer of the source probe when one was given.
+type Probed = (Hashed, Option<ProbeAnswer>);
+
+/// `hashed` with the answer of `probe` over it: with values (a row group the caller will match), every row that
+/// may hit; without, only whether one may.
 fn probed(hashed: Hashed, probe: Option<&SourceProbe>) -> Probed {
-    let may_hit = probe.map(|p| p.may_hit(&hashed.1, hashed.2.as_deref()));
-    (hashed, may_hit)
+    let answer = probe.map(|p| {
+        let (hashes, nulls) = (&hashed.1, hashed.2.as_deref());
+        if hashed.3.is_some() {
+            let rows = p.hit_rows(hashes, nulls);
+            (!rows.is_empty(), Some(rows))
+        } else {
+            (p.may_hit(hashes, nulls), None)
+        }
+    });
+    (hashed, answer)
 }
 
 /// The source probe of the caller's hash bytes (`probe`); an error when they are not whole hashes.
@@ -167,9 +182,11 @@ fn hashed_leaf<T: ChunkReader + 'static>(
         .unwrap_or_else(|_| Err(Error::from_reason("parquet-rs panicked while decoding a column chunk")))
 }
 
-fn value_hashes(((rows, hashes, nulls, values), may_hit): Probed) -> ValueHashes {
+fn value_hashes(((rows, hashes, nulls, values), answer): Probed) -> ValueHashes {
     let (offsets, values) = values.map_or((None, None), |(o, v)| (Some(o.into()), Some(v.into())));
-    ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values, may_hit }
+    let (may_hit, hit_rows) = answer.map_or((None, None), |(may, rows)| (Some(may), rows));
+    let hit_rows = hit_rows.map(|rows| rows.iter().flat_map(|row| row.to_le_bytes()).collect::<Vec<u8>>().into());
+    ValueHashes { rows, hashes: hashes.into(), nulls: nulls.map(Into::into), offsets, values, may_hit, hit_rows }
 }
 
 /// The hashes of leaf column `leaf` (a Parquet leaf index; a top-level byte-array column) in row group

@@ -65,6 +65,8 @@ export interface ValueHashes {
   values?: Uint8Array | null | undefined;
   /** Given a source probe: whether a non-NULL row's hash is one of its hashes. */
   mayHit?: boolean | null | undefined;
+  /** Given a probe and asked for values: the rows whose non-NULL hash is one of the probe's (uint32 LE, ascending). */
+  hitRows?: Uint8Array | null | undefined;
 }
 
 /**

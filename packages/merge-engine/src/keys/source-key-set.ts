@@ -253,10 +253,17 @@ export class SourceKeySet {
     return hits;
   }
 
-  /** True as soon as one row of `keys` is in the set (the probe's question). */
-  containsAny(keys: EncodedKeys): boolean {
+  /**
+   * True as soon as one row of `keys` is in the set (the probe's question); given `rows`, only those rows are
+   * asked (the native engine's hit rows: every row whose hash is a source key's).
+   */
+  containsAny(keys: EncodedKeys, rows?: ArrayLike<number>): boolean {
     checkComparable(this, keys);
     if (this.size === 0) return false;
+    if (rows !== undefined) {
+      for (let k = 0; k < rows.length; k++) if (this.find(keys, rows[k] as number) >= 0) return true;
+      return false;
+    }
     for (let i = 0; i < keys.length; i++) if (this.find(keys, i) >= 0) return true;
     return false;
   }

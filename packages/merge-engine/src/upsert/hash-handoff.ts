@@ -25,6 +25,11 @@ export interface HandedHashes {
   readonly words: Uint32Array;
   /** The encoded keys of those rows, batch by batch in read order; undefined when they did not fit. */
   readonly keys?: readonly EncodedKeys[] | undefined;
+  /**
+   * Per batch of `keys`: the native engine's hit rows (every row whose hash is a source key's, ascending), so
+   * the rewrite matches these alone; undefined for a batch without them (all its rows are matched).
+   */
+  readonly hits?: readonly (Uint32Array | undefined)[] | undefined;
   /** Bytes reserved for all this (given back by `take`). */
   readonly bytes: number;
   /**
@@ -92,6 +97,8 @@ export class HashKeeper {
   #batches: Uint32Array[] = [];
   #words = 0;
   #keys: EncodedKeys[] | undefined = [];
+  /** Parallel to `#keys`: each batch's hit rows, when the engine named them. */
+  #hits: (Uint32Array | undefined)[] = [];
   #keyBytes = 0;
   #full = false;
   /** Releases of the native buffers what is kept is read from (`own`). */
@@ -100,10 +107,11 @@ export class HashKeeper {
   constructor(private readonly handoff: HashHandoff) {}
 
   /**
-   * Keeps the next batch's hashes (2 words a row) and, while they fit too, its encoded `keys`; once the
-   * hashes do not fit, nothing is kept, and once keys do not fit, no keys are.
+   * Keeps the next batch's hashes (2 words a row) and, while they fit too, its encoded `keys` (with its hit
+   * rows, `hits`, when the engine named them); once the hashes do not fit, nothing is kept, and once keys do
+   * not fit, no keys are.
    */
-  add(words: Uint32Array, keys?: EncodedKeys): void {
+  add(words: Uint32Array, keys?: EncodedKeys, hits?: Uint32Array): void {
     if (this.#full) return;
     if (!this.handoff.reserve(words.byteLength)) {
       this.#full = true;
@@ -117,6 +125,7 @@ export class HashKeeper {
     const held = keys ? keys.heldBytes - keys.hashWords.byteLength : 0;
     if (keys && this.handoff.reserve(held)) {
       this.#keys.push(keys);
+      this.#hits.push(hits);
       this.#keyBytes += held;
     } else this.#dropKeys();
   }
@@ -138,10 +147,13 @@ export class HashKeeper {
     const words = batches.length === 1 ? (batches[0] as Uint32Array) : concat(batches, this.#words / 4);
     const bytes = this.#words + this.#keyBytes;
     const release = releaseEach(this.#owned);
-    this.handoff.hold(file.path, { rows: words.length / 2, words, keys: this.#keys, bytes, release });
+    const keys = this.#keys;
+    const hits = keys && this.#hits;
+    this.handoff.hold(file.path, { rows: words.length / 2, words, keys, hits, bytes, release });
     this.#batches = [];
     this.#words = 0;
     this.#keys = [];
+    this.#hits = [];
     this.#keyBytes = 0;
     this.#owned = [];
   }
@@ -152,6 +164,7 @@ export class HashKeeper {
     this.#batches = [];
     this.#words = 0;
     this.#keys = [];
+    this.#hits = [];
     this.#keyBytes = 0;
     const owned = this.#owned;
     this.#owned = [];
@@ -161,6 +174,7 @@ export class HashKeeper {
   #dropKeys(): void {
     this.handoff.release(this.#keyBytes);
     this.#keys = undefined;
+    this.#hits = [];
     this.#keyBytes = 0;
   }
 }

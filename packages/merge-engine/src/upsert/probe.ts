@@ -116,8 +116,9 @@ async function probedByValueHashes(
         return unavailable(true);
       }
       const encoded = encodedValues(column.label, field, withValues.values, hashes.hashWords, keys, hasher);
-      keeper.add(hashes.hashWords, encoded);
-      const hit = keys.containsAny(encoded);
+      // The engine's hit rows (every row whose hash is a source key's) are the only ones asked, here and later.
+      keeper.add(hashes.hashWords, encoded, withValues.hitRows);
+      const hit = keys.containsAny(encoded, withValues.hitRows);
       keeper.own(hashes.release);
       keeper.own(withValues.release); // the kept keys are read from its values
       if (hit) {

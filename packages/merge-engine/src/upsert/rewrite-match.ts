@@ -35,13 +35,19 @@ export function matchBatch(
   return matchKeys(encodeKeys(batch, set.columns, { hasher, hashWords }), set, deletes, matches);
 }
 
-/** `matchBatch` over rows already encoded (`keys`, encoded with the set's columns and hasher). */
+/**
+ * `matchBatch` over rows already encoded (`keys`, encoded with the set's columns and hasher). Given
+ * `candidates` (ascending rows that include every row whose key may be in the set: the native engine's hit
+ * rows), only those are looked up and every other row is kept.
+ */
 export function matchKeys(
   keys: EncodedKeys,
   set: SourceKeySet,
   deletes: PartitionDeletes | undefined,
   matches: Uint32Array,
+  candidates?: Uint32Array,
 ): BatchMatch {
+  if (candidates !== undefined) return matchCandidates(keys, set, deletes, matches, candidates);
   const rows = keys.length;
   const keep = new Int32Array(rows);
   const drop = new Int32Array(rows);
@@ -61,4 +67,64 @@ export function matchKeys(
     }
   }
   return { keys, keep, kept, drop, replaced, entries, gone, deleted };
+}
+
+/**
+ * `matchKeys` of the `candidates` rows alone: the rows kept are every other row and the candidates that match
+ * nothing, listed only when `keep` is first read (a passed-through file needs only the rows left out). In a
+ * cold recent 4M upsert the lookup of every row of the 24 hit files was ~35–65 ms of the main thread, most of
+ * it before V8 had compiled the loop (merge-engine BENCHMARKS.md, session 34).
+ */
+function matchCandidates(
+  keys: EncodedKeys,
+  set: SourceKeySet,
+  deletes: PartitionDeletes | undefined,
+  matches: Uint32Array,
+  candidates: Uint32Array,
+): BatchMatch {
+  const drop = new Int32Array(candidates.length);
+  const entries = new Int32Array(candidates.length);
+  const gone = deletes ? new Int32Array(candidates.length) : undefined;
+  let replaced = 0;
+  let deleted = 0;
+  for (let k = 0; k < candidates.length; k++) {
+    const i = candidates[k] as number;
+    const entry = set.find(keys, i);
+    if (entry < 0) continue;
+    if (gone && deletes?.entries[entry] === 1) gone[deleted++] = i;
+    else {
+      matches[entry] = (matches[entry] as number) + 1;
+      entries[replaced] = entry;
+      drop[replaced++] = i;
+    }
+  }
+  const kept = keys.length - replaced - deleted;
+  let keep: Int32Array | undefined;
+  return {
+    keys,
+    get keep() {
+      keep ??= rowsBesides(keys.length, drop.subarray(0, replaced), gone?.subarray(0, deleted));
+      return keep;
+    },
+    kept,
+    drop,
+    replaced,
+    entries,
+    gone,
+    deleted,
+  };
+}
+
+/** Rows 0..rows-1 less those of `a` and `b` (each ascending). */
+function rowsBesides(rows: number, a: Int32Array, b: Int32Array | undefined): Int32Array {
+  const out = new Int32Array(rows - a.length - (b?.length ?? 0));
+  let x = 0;
+  let y = 0;
+  let at = 0;
+  for (let i = 0; i < rows; i++) {
+    if (x < a.length && a[x] === i) x++;
+    else if (b !== undefined && y < b.length && b[y] === i) y++;
+    else out[at++] = i;
+  }
+  return out;
 }

@@ -86,10 +86,12 @@ export interface HitFileKeys {
   columns: readonly string[];
   /** The probe's encoded keys of the file's rows in read order (hash-handoff.ts), when it handed them. */
   handed: readonly EncodedKeys[] | undefined;
+  /** Per batch of `handed`: the native engine's hit rows, when it named them (HandedHashes.hits). */
+  handedHits?: readonly (Uint32Array | undefined)[] | undefined;
   /** Matches one decoded batch of the key columns, its first row numbered `row` in the file. */
   match: (batch: RecordBatch, row: number) => BatchMatch;
-  /** Matches one batch of the probe's encoded keys. */
-  matchKeys: (keys: EncodedKeys) => BatchMatch;
+  /** Matches one batch of the probe's encoded keys (given its hit rows, those alone: rewrite-match.ts). */
+  matchKeys: (keys: EncodedKeys, hits?: Uint32Array) => BatchMatch;
   /**
    * The encoded keys of all of a file's rows from the native engine (probe.ts `nativelyEncodedKeys`), matched
    * instead of the decoded key columns; undefined when it cannot give them.
@@ -212,7 +214,7 @@ async function rowsLeftOut(
 }> {
   const skipRows =
     keys.handed && handedRowCount(keys.handed) === Number(reader.metadata.num_rows)
-      ? skipped(keys.handed.map((encoded) => keys.matchKeys(encoded)))
+      ? skipped(keys.handed.map((encoded, b) => keys.matchKeys(encoded, keys.handedHits?.[b])))
       : await rowsToSkip(reader, file, keys, input);
   // On the native engine the worker decodes the sample's rows itself and judges them there: no JS decode.
   const judgeInWorker =

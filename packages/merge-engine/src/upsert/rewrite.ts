@@ -176,8 +176,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
                 {
                   columns: set.columns,
                   handed: handed?.keys,
+                  handedHits: handed?.hits,
                   match: (batch, at) => match(batch, handed, at),
-                  matchKeys: (keys) => counted(matchKeys(keys, set, deletes, matches)),
+                  matchKeys: (keys, hits) => counted(matchKeys(keys, set, deletes, matches, hits)),
                   native: input.keySchema
                     ? (reader) => nativelyEncodedKeys(reader, set, input.keySchema!, input.hasher, signal)
                     : undefined,

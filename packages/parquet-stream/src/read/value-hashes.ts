@@ -23,6 +23,12 @@ export interface ColumnValueHashes {
    */
   mayHit: boolean | undefined;
   /**
+   * Asked with a source probe and for values: the rows whose non-NULL hash is one of the probe's, ascending —
+   * every row that may hold a source key (a hash collision adds a row, never drops one), so an exact match
+   * need look at these alone. Undefined when not asked (or not given in shape: then every row may).
+   */
+  hitRows: Uint32Array | undefined;
+  /**
    * Frees the native buffers behind these arrays now, not at V8's next collection (at 8M rows a row group's
    * values and hashes are ~1.9 MB). Call it once nothing reads them any more: from then on they read as
    * empty. Idempotent.
@@ -85,8 +91,26 @@ export function checkedValueHashes(out: ValueHashes, call: ValueHashCall): Colum
     nulls: out.nulls ?? undefined,
     values,
     mayHit: out.mayHit ?? undefined,
-    release: () => releaseAll([out.hashes, out.nulls, out.offsets, out.values]),
+    hitRows: hitRowsOf(out.hitRows, rows),
+    release: () => releaseAll([out.hashes, out.nulls, out.offsets, out.values, out.hitRows]),
   };
+}
+
+/** The engine's hit rows (uint32 LE) when ascending and within `rows`; else undefined (every row may hit). */
+function hitRowsOf(bytes: Uint8Array | null | undefined, rows: number): Uint32Array | undefined {
+  if (!bytes || bytes.byteLength % 4 !== 0) return undefined;
+  const count = bytes.byteLength / 4;
+  const hits =
+    bytes.byteOffset % 4 === 0
+      ? new Uint32Array(bytes.buffer, bytes.byteOffset, count)
+      : new Uint32Array(bytes.slice().buffer, 0, count);
+  let previous = -1;
+  for (let i = 0; i < count; i++) {
+    const row = hits[i] as number;
+    if (row <= previous || row >= rows) return undefined;
+    previous = row;
+  }
+  return hits;
 }
 
 /**
