@@ -11,7 +11,8 @@
  * `hashFileColumnValues` do the same for a local file from its path, reading it off the thread too.
  * `openWriterStream` encodes a writer stream on the addon's CPU threads into local files written in place (native
  * only; parquet-stream's native-stream.ts); `directFilesOpened` counts the files it wrote around the page cache
- * (Linux O_DIRECT), `syncsBehind` the syncs of files written through it made while they were being written.
+ * (Linux O_DIRECT), `syncsBehind` the syncs of files written through it made while they were being written,
+ * `samplesFromCursor` the dictionary samples it took from a passed-through file's batches without a second decode.
  */
 "use strict";
 const { join } = require("node:path");
@@ -239,6 +240,11 @@ function syncsBehind() {
   return native().syncsBehind();
 }
 
+/** How many times a writer stream took the dictionary policy's sample from batches it decoded anyway (tests). */
+function samplesFromCursor() {
+  return native().samplesFromCursor();
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -268,4 +274,5 @@ exports.gatherVariable = gatherVariable;
 exports.gatherBits = gatherBits;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;
+exports.samplesFromCursor = samplesFromCursor;
 exports.syncsBehind = syncsBehind;

@@ -156,6 +156,12 @@ export declare function directFilesOpened(): number;
 /** How many times a file a writer stream wrote through the page cache was synced while being written, in this process (after a flushed row group; Linux). */
 export declare function syncsBehind(): number;
 /**
+ * How many times a writer stream with `judge` took the dictionary policy's sample of its first passed-through
+ * file from the batches it decodes of that file anyway (their cut tiles the sample's), in this process; the
+ * other times it decoded the sample apart.
+ */
+export declare function samplesFromCursor(): number;
+/**
  * XXH64 (seed `(seedHi << 32) | seedLo`) of each value of byte-array leaf `leaf` (a Parquet leaf index) in row
  * group `rowGroup`, decoded from a file of `size` bytes of which only `parts[i]` at `offsets[i]` are given (its
  * footer with its trailer, and the chunk). Row i's hash is 8 little-endian bytes at 8i; `nulls[i]` is 1 for a

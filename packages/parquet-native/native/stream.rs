@@ -27,7 +27,7 @@ use parquet::file::properties::WriterProperties;
 
 use crate::batch::failure;
 use crate::dictionary_policy::plain_columns;
-use crate::stream_input::{decode_ipc, file_sample, FileCursor, FileInput, FileSource, Input};
+use crate::stream_input::{decode_ipc, FileCursor, FileInput, FileSource, Input};
 use crate::write::{pass_on_flushed, properties, sync_file, NativeWriterProperties, Output};
 
 /// The dictionary policy's judgement asked of the stream (parquet-stream `EncoderSettings.judge`).
@@ -145,30 +145,48 @@ impl Work {
                 queue.inputs.pop_front()
             };
             let Some(input) = input else { return Ok(None) };
-            self.judge_first(&input)?;
             match input {
                 Input::Ipc(ipc) => {
+                    self.judge_first(None)?;
                     decode_ipc(ipc, &mut self.carry)?;
                     self.taken += 1;
                 }
-                Input::File(file) => self.cursor = Some(FileCursor::open(file)?),
+                Input::File(file) => {
+                    let cursor = self.open_judged(file)?;
+                    self.cursor = Some(cursor);
+                }
             }
         }
     }
 
     /// Before the stream's first input is decoded: the writer properties, with the dictionary policy judged on
-    /// that input's sample when asked and the input is a passed-through file.
-    fn judge_first(&mut self, input: &Input) -> Result<()> {
+    /// `sample` (a passed-through first input's) when asked.
+    fn judge_first(&mut self, sample: Option<RecordBatch>) -> Result<()> {
         let Some(mut asked) = self.asked.take() else { return Ok(()) };
-        if let (Some(judge), Input::File(file)) = (self.judge.take(), input) {
-            if let Some(sample) = file_sample(file, judge.batch_rows)? {
-                let fields = &judge.fields;
-                let judged = plain_columns(&sample, fields, f64::from(judge.sample_rows), judge.max_share, judge.min_values);
-                asked.plain_columns = Some(judged);
-            }
+        if let (Some(judge), Some(sample)) = (self.judge.take(), sample) {
+            let fields = &judge.fields;
+            let judged = plain_columns(&sample, fields, f64::from(judge.sample_rows), judge.max_share, judge.min_values);
+            asked.plain_columns = Some(judged);
         }
         self.properties = Some(properties(asked)?);
         Ok(())
+    }
+
+    /// A passed-through file's cursor; when it is the stream's first input and the policy is asked, the policy
+    /// judged first on its sample: the cursor's own first kept batch where its batches are cut as the sample's
+    /// (`FileCursor::sample_first`), else decoded apart (`file_sample`).
+    fn open_judged(&mut self, file: FileInput) -> Result<FileCursor> {
+        if self.asked.is_none() {
+            return FileCursor::open(file);
+        }
+        let mut cursor = FileCursor::open(file)?;
+        let sample_rows = self.judge.as_ref().map(|judge| judge.batch_rows);
+        let sample = match sample_rows {
+            Some(batch_rows) => cursor.sample_first(batch_rows, &self.schema, &mut self.carry)?,
+            None => None,
+        };
+        self.judge_first(sample)?;
+        Ok(cursor)
     }
 
     /// Encodes until the queue is empty, a batch waits for a file, the file is full, or the stream has ended.

@@ -6,20 +6,24 @@
 //! one batch). Also the dictionary policy's sample of a passed-through file.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
+use arrow_select::concat::concat_batches;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
+use napi_derive::napi;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReader};
 
 use crate::batch::{failure, rows_in_ranges};
 use crate::read::{batch_reader, open_local_file, reader_metadata};
 
 /// Where a passed-through file is read from: a local file's path (refused unless `size` bytes long), or its
 /// bytes.
+#[derive(Clone)]
 pub(crate) enum FileSource {
     Path { path: String, size: f64 },
     Bytes(Bytes),
@@ -40,17 +44,37 @@ pub(crate) enum Input {
     File(FileInput),
 }
 
-/// A reader of `row_groups` of the file in batches of `batch_rows`.
-fn open_reader(source: &FileSource, row_groups: Vec<u32>, batch_rows: u32) -> Result<ParquetRecordBatchReader> {
+/// Dictionary policy samples this process took from a cursor's own batches (`FileCursor::sample_first`).
+static SAMPLES_FROM_CURSOR: AtomicU32 = AtomicU32::new(0);
+
+/// How many times a writer stream took the dictionary policy's sample from the batches of the passed-through
+/// file it decodes anyway, not decoding it apart (tests: whether that ran).
+#[napi]
+pub fn samples_from_cursor() -> u32 {
+    SAMPLES_FROM_CURSOR.load(Ordering::Relaxed)
+}
+
+/// A reader of `row_groups` of the file in batches of `batch_rows`, with the row count of the first of them.
+fn open_reader(
+    source: &FileSource,
+    row_groups: Vec<u32>,
+    batch_rows: u32,
+) -> Result<(ParquetRecordBatchReader, i64)> {
+    let first_group_rows = |metadata: &ArrowReaderMetadata| {
+        let groups = metadata.metadata().row_groups();
+        row_groups.first().and_then(|&g| groups.get(g as usize)).map_or(0, |g| g.num_rows())
+    };
     match source {
         FileSource::Path { path, size } => {
             let file = open_local_file(path, *size)?;
             let metadata = reader_metadata(&file).map_err(failure)?;
-            Ok(batch_reader(file, &metadata, row_groups, batch_rows)?.1)
+            let rows = first_group_rows(&metadata);
+            Ok((batch_reader(file, &metadata, row_groups, batch_rows)?.1, rows))
         }
         FileSource::Bytes(bytes) => {
             let metadata = reader_metadata(bytes).map_err(failure)?;
-            Ok(batch_reader(bytes.clone(), &metadata, row_groups, batch_rows)?.1)
+            let rows = first_group_rows(&metadata);
+            Ok((batch_reader(bytes.clone(), &metadata, row_groups, batch_rows)?.1, rows))
         }
     }
 }
@@ -100,31 +124,141 @@ fn kept_rows(batch: RecordBatch, ranges: &[(usize, usize)]) -> Result<RecordBatc
 /// A passed-through file being decoded.
 pub(crate) struct FileCursor {
     reader: ParquetRecordBatchReader,
+    source: FileSource,
+    row_groups: Vec<u32>,
     skip: Vec<i32>,
     walk: SkipWalk,
+    batch_rows: u32,
+    /// Rows of the first listed row group, and whether it is the only one: while the cursor's batches lie
+    /// within it, they are cut where `file_sample` cuts them.
+    first_group_rows: i64,
+    one_group: bool,
+}
+
+/// One batch a cursor decoded: its kept rows as the file labels them, or none kept; or the end of the file.
+enum Step {
+    Kept(RecordBatch),
+    NoneKept,
+    Ended,
 }
 
 impl FileCursor {
     pub(crate) fn open(input: FileInput) -> Result<FileCursor> {
-        let reader = open_reader(&input.source, input.row_groups, input.batch_rows)?;
-        Ok(FileCursor { reader, skip: input.skip, walk: SkipWalk::default() })
+        let one_group = input.row_groups.len() == 1;
+        let (reader, first_group_rows) = open_reader(&input.source, input.row_groups.clone(), input.batch_rows)?;
+        Ok(FileCursor {
+            reader,
+            source: input.source,
+            row_groups: input.row_groups,
+            skip: input.skip,
+            walk: SkipWalk::default(),
+            batch_rows: input.batch_rows,
+            first_group_rows,
+            one_group,
+        })
+    }
+
+    fn step(&mut self) -> Result<Step> {
+        let Some(batch) = self.reader.next() else { return Ok(Step::Ended) };
+        let batch = batch.map_err(failure)?;
+        if batch.num_rows() == 0 {
+            return Ok(Step::NoneKept);
+        }
+        let ranges = self.walk.kept_ranges(&self.skip, batch.num_rows());
+        if ranges.is_empty() {
+            return Ok(Step::NoneKept);
+        }
+        kept_rows(batch, &ranges).map(Step::Kept)
     }
 
     /// Decodes the file's next batch into `carry` (relabelled with `schema`, less its skipped rows; nothing when
     /// it keeps no row); false once the file's rows are all read.
     pub(crate) fn decode_next(&mut self, schema: &SchemaRef, carry: &mut VecDeque<RecordBatch>) -> Result<bool> {
-        let Some(batch) = self.reader.next() else { return Ok(false) };
-        let batch = batch.map_err(failure)?;
-        if batch.num_rows() == 0 {
-            return Ok(true);
+        match self.step()? {
+            Step::Ended => Ok(false),
+            Step::NoneKept => Ok(true),
+            Step::Kept(kept) => {
+                carry.push_back(kept.with_schema(schema.clone()).map_err(failure)?);
+                Ok(true)
+            }
         }
-        let labelled = batch.with_schema(schema.clone()).map_err(failure)?;
-        let ranges = self.walk.kept_ranges(&self.skip, labelled.num_rows());
-        if !ranges.is_empty() {
-            carry.push_back(kept_rows(labelled, &ranges)?);
-        }
-        Ok(true)
     }
+
+    /// The dictionary policy's sample (`file_sample`'s) for batches of `batch_rows`, put together from the
+    /// cursor's own batches where they tile the sample's (the cursor's batch size divides `batch_rows`, unless
+    /// the first listed row group is no longer, and that group's rows, unless it is the only one), so the file is decoded once, not twice;
+    /// the batches it decodes go to `carry` as `decode_next` puts them. Otherwise decoded apart. Call before
+    /// any `decode_next`.
+    ///
+    /// Measured: a cold recent 1M upsert (perf with frame pointers) spent ~28 ms of an encoder thread decoding
+    /// each partition's first passed-through file a second time (BENCHMARKS.md, session 35).
+    pub(crate) fn sample_first(
+        &mut self,
+        batch_rows: u32,
+        schema: &SchemaRef,
+        carry: &mut VecDeque<RecordBatch>,
+    ) -> Result<Option<RecordBatch>> {
+        let (sample, cursor) = (i64::from(batch_rows), i64::from(self.batch_rows));
+        let group = self.first_group_rows;
+        let tiled = (sample >= group || sample % cursor == 0) && (self.one_group || group % cursor == 0);
+        if tiled {
+            if let Some(found) = self.sample_by_tiles(sample, schema, carry)? {
+                return Ok(found);
+            }
+        }
+        let apart = FileInput {
+            source: self.source.clone(),
+            row_groups: self.row_groups.clone(),
+            batch_rows,
+            skip: self.skip.clone(),
+        };
+        file_sample(&apart, batch_rows)
+    }
+
+    /// `sample_first` over the cursor's batches: Some(the sample, or none when the file keeps no row), or None
+    /// when they cannot tell (the first row group ends with no row kept and other groups follow, or the batches
+    /// were not cut as expected): the sample is then decoded apart.
+    fn sample_by_tiles(
+        &mut self,
+        sample: i64,
+        schema: &SchemaRef,
+        carry: &mut VecDeque<RecordBatch>,
+    ) -> Result<Option<Option<RecordBatch>>> {
+        let group_end = self.first_group_rows;
+        let mut sample_end = sample.min(group_end);
+        let mut parts: Vec<RecordBatch> = Vec::new();
+        loop {
+            if self.walk.row >= sample_end {
+                if self.walk.row > sample_end {
+                    return Ok(None);
+                }
+                if !parts.is_empty() {
+                    SAMPLES_FROM_CURSOR.fetch_add(1, Ordering::Relaxed);
+                    return joined(parts).map(|joined| Some(Some(joined)));
+                }
+                if sample_end >= group_end {
+                    return Ok(if self.one_group { Some(None) } else { None });
+                }
+                sample_end = (sample_end + sample).min(group_end);
+            }
+            match self.step()? {
+                Step::Ended => return Ok(None),
+                Step::NoneKept => {}
+                Step::Kept(kept) => {
+                    carry.push_back(kept.clone().with_schema(schema.clone()).map_err(failure)?);
+                    parts.push(kept);
+                }
+            }
+        }
+    }
+}
+
+/// The rows of `parts` (at least one, of one schema) as one batch.
+fn joined(mut parts: Vec<RecordBatch>) -> Result<RecordBatch> {
+    if parts.len() == 1 {
+        return Ok(parts.remove(0));
+    }
+    concat_batches(&parts[0].schema(), &parts).map_err(failure)
 }
 
 /// An IPC stream's non-empty batches, into `carry`: their arrays read in place from the stream's bytes (no
@@ -146,7 +280,7 @@ pub(crate) fn decode_ipc(ipc: Vec<u8>, carry: &mut VecDeque<RecordBatch>) -> Res
 pub(crate) fn file_sample(input: &FileInput, batch_rows: u32) -> Result<Option<RecordBatch>> {
     let mut walk = SkipWalk::default();
     for &row_group in &input.row_groups {
-        for batch in open_reader(&input.source, vec![row_group], batch_rows)? {
+        for batch in open_reader(&input.source, vec![row_group], batch_rows)?.0 {
             let batch = batch.map_err(failure)?;
             let ranges = walk.kept_ranges(&input.skip, batch.num_rows());
             if !ranges.is_empty() {

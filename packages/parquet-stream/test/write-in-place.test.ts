@@ -25,7 +25,7 @@ import {
   type MultipartPutOptions,
   type PutResult,
 } from "@deltalite/object-store";
-import type { RecordBatch } from "apache-arrow";
+import { makeVector, type RecordBatch, Table, type Vector } from "apache-arrow";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { parquetEngineEntry, parquetEngineName } from "../src/engine.js";
@@ -86,6 +86,26 @@ function directFilesOpened(): number {
 function syncsBehind(): number {
   const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { syncsBehind(): number };
   return engine.syncsBehind();
+}
+
+/** Dictionary samples the native engine's writer streams took from a passed-through file's batches, so far. */
+function samplesFromCursor(): number {
+  const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { samplesFromCursor(): number };
+  return engine.samplesFromCursor();
+}
+
+/**
+ * `sequenceTable(0, rows, 12)` with `x` distinct in the first 400 rows and one value after them: a dictionary
+ * sample of the first 500 rows judges `x` PLAIN, one of the first 1,000 keeps its dictionary.
+ */
+function sampleSensitiveTable(rows: number): Table {
+  const table = sequenceTable(0, rows, 12);
+  const x = Float64Array.from({ length: rows }, (_, i) => (i < 400 ? i / 4 : 0.5));
+  return new Table({
+    id: table.getChild("id") as Vector,
+    payload: table.getChild("payload") as Vector,
+    x: makeVector(x),
+  });
 }
 
 /** Waits (up to 5 s) for `ready`: the native engine's background syncs finish on their own thread. */
@@ -196,20 +216,31 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
   it.skipIf(!inPlace)(
     "passed-through files (from their paths, rows skipped, the dictionary judged on their sample): the worker's bytes",
     async () => {
-      // One source file of 10,000 rows in row groups of 3,000, on disk for the stream and as bytes for the worker.
-      const memory = new InMemoryStore();
-      const [source] = await writeParquetFiles(memory, sequenceTable(0, 10_000, 12).batches, {
-        schema,
-        nextKey: () => "in.parquet",
-        maxRowGroupRows: 3000,
-        codec: "zstd",
-      });
-      const bytes = await memory.get("in.parquet");
-      const metadata = (source as WrittenFile).metadata;
+      // Source files of 10,000 rows (one row group, or groups of 3,000 or 2,000), on disk for the stream and as
+      // bytes for the worker. Their `x` is distinct in the first 400 rows only, so a dictionary sample of other
+      // rows than the worker's (which decodes its sample apart) can judge `x` otherwise and change the bytes.
       const dir = scratch();
-      const path = join(dir, "in.parquet");
-      writeFileSync(path, bytes);
+      const sources = new Map<
+        number,
+        { path: string; bytes: Uint8Array; metadata: WrittenFile["metadata"] }
+      >();
+      for (const groupRows of [10_000, 3000, 2000]) {
+        const memory = new InMemoryStore();
+        const [source] = await writeParquetFiles(memory, sampleSensitiveTable(10_000).batches, {
+          schema,
+          nextKey: () => "in.parquet",
+          maxRowGroupRows: groupRows,
+          codec: "zstd",
+        });
+        const bytes = await memory.get("in.parquet");
+        const path = join(dir, `in-${groupRows}.parquet`);
+        writeFileSync(path, bytes);
+        sources.set(groupRows, { path, bytes, metadata: (source as WrittenFile).metadata });
+      }
       const written = async (store: LocalFileStore | InMemoryStore, from: "path" | "bytes", knobs: Knobs) => {
+        const { path, bytes, metadata } = sources.get(knobs.sourceGroupRows) as NonNullable<
+          ReturnType<typeof sources.get>
+        >;
         const unit = (skip: number[]) =>
           passthroughOf(
             from === "path" ? { path, size: bytes.byteLength } : { bytes: new Uint8Array(bytes) },
@@ -227,6 +258,7 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
         const files = await writeParquetFiles(store, inputs, {
           schema,
           nextKey: () => `out/${n++}.parquet`,
+          // The stream decodes a passed-through file in batches of this many rows (its rows are small).
           maxRowGroupRows: knobs.rowGroupRows,
           targetFileSize: knobs.targetFileSize,
         });
@@ -235,6 +267,7 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
         return { files: files.map(({ key, size, numRows }) => ({ key, size, numRows })), contents };
       };
       type Knobs = {
+        sourceGroupRows: number;
         skip: number[];
         skipAgain: number[];
         judgeRows: number;
@@ -246,13 +279,41 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
       const skips = fc
         .uniqueArray(fc.integer({ min: 0, max: 9999 }), { maxLength: 300 })
         .map((rows) => rows.sort((a, b) => a - b));
+      const firstRows = (n: number) => Array.from({ length: n }, (_, i) => i);
+      // Where the stream's batches tile the sample's, it takes the sample from them (samplesFromCursor):
+      // a sample of two batches, of ten (the whole one-group file), after a first sample batch skipped whole;
+      // then a first row group skipped whole, and a sample of 600 rows in batches of 1,000 (both decoded apart:
+      // the first 1,000 rows would judge `x` otherwise).
+      const tiled = (knobs: Partial<Knobs>): [Knobs] => [
+        {
+          sourceGroupRows: 10_000,
+          skip: [],
+          skipAgain: [],
+          judgeRows: 1000,
+          rowGroupRows: 500,
+          targetFileSize: 400_000,
+          batchRows: 10,
+          unitFirst: true,
+          ...knobs,
+        },
+      ];
+      const examples = [
+        tiled({}),
+        tiled({ judgeRows: 12_000, rowGroupRows: 1000, skip: [5, 999, 4000] }),
+        tiled({ sourceGroupRows: 3000, judgeRows: 2000, rowGroupRows: 1000, skip: firstRows(1000) }),
+        tiled({ judgeRows: 3000, rowGroupRows: 1500, skip: firstRows(3200) }),
+        tiled({ sourceGroupRows: 2000, rowGroupRows: 500, skip: firstRows(3200) }),
+        tiled({ judgeRows: 600, rowGroupRows: 1000 }),
+      ];
+      const fromCursorBefore = samplesFromCursor();
       await fc.assert(
         fc.asyncProperty(
           fc.record({
-            skip: fc.oneof(skips, fc.constant(Array.from({ length: 3200 }, (_, i) => i))),
+            sourceGroupRows: fc.constantFrom(10_000, 3000, 2000),
+            skip: fc.oneof(skips, fc.constant(firstRows(3200))),
             skipAgain: skips,
-            judgeRows: fc.integer({ min: 100, max: 4000 }),
-            rowGroupRows: fc.integer({ min: 500, max: 6000 }),
+            judgeRows: fc.oneof(fc.integer({ min: 100, max: 4000 }), fc.constantFrom(1000, 3000, 12_000)),
+            rowGroupRows: fc.oneof(fc.integer({ min: 500, max: 6000 }), fc.constantFrom(500, 1000, 1500)),
             targetFileSize: fc.integer({ min: 20_000, max: 400_000 }),
             batchRows: fc.integer({ min: 1, max: 5000 }),
             unitFirst: fc.boolean(),
@@ -269,8 +330,10 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
               expect(content.equals(workerFiles.contents[i] as Buffer)).toBe(true);
           },
         ),
-        { numRuns: 20 },
+        { numRuns: 30, examples },
       );
+      // The first four examples take their sample from the stream's batches; the last two decode it apart.
+      expect(samplesFromCursor() - fromCursorBefore).toBeGreaterThanOrEqual(4);
     },
   );
 
