@@ -1,9 +1,9 @@
 // One measured run of deltalite's upsert for `pnpm bench upsert` (upsert-bench.mjs starts it as its own child
 // process): reads the batch Parquet into an Arrow Table with parquet-stream's reader, then calls the BUILT
 // package's `DeltaLiteTable.open(dir).upsert(batch, options)` and prints one JSON line: the upsert call's wall
-// time, this process's OS peak RSS (process.resourceUsage().maxRSS, read as the call returns), its RSS just before the call, the wasm writer's
-// memory and V8's heap / external figures after it, and the returned UpsertStats. The steps every measured
-// run of ours shares are ../lib/ours-child.mjs.
+// time, this process's OS peak RSS (process.resourceUsage().maxRSS, read as the call returns), its RSS just
+// before the call, the wasm writer's memory and V8's heap / external figures after it, and the returned
+// UpsertStats. The steps every measured run of ours shares are ../lib/ours-child.mjs.
 //
 //   node upsert-ours.mjs <table-dir> <batch.parquet> '<json UpsertOptions>'
 import { createRequire } from "node:module";
