@@ -37,7 +37,7 @@ const EnabledStatistics = { None: "none", Chunk: "chunk", Page: "page" };
 
 /** Collects writer properties as parquet-wasm's builder does; `build()` gives the addon's properties object. */
 class WriterPropertiesBuilder {
-  #props = { plainColumns: [] };
+  #props = { plainColumns: [], columnCompression: {} };
   #set(key, value) {
     this.#props[key] = value;
     return this;
@@ -67,6 +67,9 @@ class WriterPropertiesBuilder {
     const plain = this.#props.plainColumns.filter((name) => name !== column);
     if (!enabled) plain.push(column);
     return this.#set("plainColumns", plain);
+  }
+  setColumnCompression(column, codec) {
+    return this.#set("columnCompression", { ...this.#props.columnCompression, [column]: codec });
   }
   build() {
     return { ...this.#props };

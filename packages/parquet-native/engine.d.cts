@@ -28,6 +28,8 @@ export declare class WriterPropertiesBuilder {
   setCreatedBy(createdBy: string): this;
   setKeyValueMetadata(entries: Map<string, string>): this;
   setColumnDictionaryEnabled(column: string, enabled: boolean): this;
+  /** `column` (a column path) written with `codec` whatever `setCompression` says. */
+  setColumnCompression(column: string, codec: string): this;
   build(): WriterProperties;
 }
 /** An Arrow schema held natively (opaque). */

@@ -12,7 +12,12 @@
  * Nothing is committed here.
  */
 import { openLiveFile, readLiveFile } from "@deltalite/data-files";
-import { handOverPassthrough, type ParquetReader } from "@deltalite/parquet-stream";
+import {
+  type ColumnChunkSizes,
+  columnChunkSizes,
+  handOverPassthrough,
+  type ParquetReader,
+} from "@deltalite/parquet-stream";
 import type { RecordBatch } from "apache-arrow";
 import type { BinArrangement, BinRewrite, BinRewriteContext } from "./bin-rewrite-types.js";
 import { fetchPassthrough, footerBatches } from "./passthrough-read.js";
@@ -42,7 +47,10 @@ export async function rewriteBin(
   };
   try {
     const first = await source.next();
-    if (!first.done) await writeBinFiles(first.value, source, bin, ctx, arrangement, result);
+    if (!first.done) {
+      const sizes = () => counts.firstFileSizes;
+      await writeBinFiles(first.value, source, bin, ctx, arrangement, result, sizes);
+    }
   } finally {
     await source.return?.(undefined);
   }
@@ -67,6 +75,12 @@ interface BinCounts {
   arranged: number;
   /** Files passed through undecoded. */
   passedThrough: number;
+  /**
+   * The column chunk sizes of the first file rows were decoded from (always the bin's first input): every
+   * file the bin writes is judged on them by the writer's compression policy, whether the later inputs that
+   * start its files were passed through or decoded.
+   */
+  firstFileSizes?: ColumnChunkSizes[];
 }
 
 /**
@@ -110,6 +124,10 @@ async function* readBin(
           counts.batches++;
           counts.rows += batch.numRows;
           if (batch.numRows === 0) continue;
+          counts.firstFileSizes ??= columnChunkSizes(
+            reader.metadata,
+            reader.metadata.row_groups.map((_group, i) => i),
+          );
           decodedFirst = true;
           yield batch;
         }

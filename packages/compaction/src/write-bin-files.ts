@@ -12,6 +12,7 @@
 import { writePartitionFiles } from "@deltalite/data-files";
 import { DeltaLiteError } from "@deltalite/errors";
 import {
+  type ColumnChunkSizes,
   DEFAULT_MAX_ROW_GROUP_ROWS,
   isPassthrough,
   type ParquetPassthrough,
@@ -42,6 +43,7 @@ export async function writeBinFiles(
   ctx: BinRewriteContext,
   arrangement: BinArrangement | undefined,
   result: BinRewrite,
+  firstInputSizes: () => readonly ColumnChunkSizes[] | undefined,
 ): Promise<void> {
   // The first input is always decoded (rewrite-bin.ts): the writer's settings are judged on it.
   if (isPassthrough(first))
@@ -90,6 +92,7 @@ export async function writeBinFiles(
         multipartConcurrency: ctx.multipartConcurrency,
         dataChange: false,
         plainColumns: plain,
+        firstInputSizes,
         // Bins encode on workers of their own (one per core): each bin's row group is a knob of its own.
         spreadEncoders: arrangement === undefined,
         signal: ctx.signal,

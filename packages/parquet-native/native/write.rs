@@ -36,6 +36,8 @@ pub struct NativeWriterProperties {
     pub key_value_metadata: Option<BTreeMap<String, String>>,
     /// Columns written without a dictionary.
     pub plain_columns: Option<Vec<String>>,
+    /// Columns written with a codec of their own (names as `compression`'s), by column path.
+    pub column_compression: Option<BTreeMap<String, String>>,
 }
 
 fn compression(name: &str) -> Result<Compression> {
@@ -85,6 +87,9 @@ pub(crate) fn properties(given: NativeWriterProperties) -> Result<WriterProperti
     }
     for column in given.plain_columns.unwrap_or_default() {
         builder = builder.set_column_dictionary_enabled(ColumnPath::from(column), false);
+    }
+    for (column, name) in given.column_compression.unwrap_or_default() {
+        builder = builder.set_column_compression(ColumnPath::from(column), compression(&name)?);
     }
     Ok(builder.build())
 }

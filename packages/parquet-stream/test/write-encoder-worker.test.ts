@@ -184,6 +184,7 @@ describe("parquet encoding on a worker thread", () => {
           createdBy: "deltalite test",
           keyValueMetadata: {},
           plainColumns: [],
+          uncompressedColumns: [],
           joinBelowBytes,
         });
         for (let b = 0; b < 3; b++)

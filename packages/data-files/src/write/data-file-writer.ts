@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { type AddAction, addForWrittenFile, dataFileName, hivePartitionPath } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
+  type ColumnChunkSizes,
   type ParquetCodec,
   parquetFileStream,
   type WriterInput,
@@ -32,6 +33,8 @@ export interface DataFileWriterOptions {
   spreadEncoders?: boolean | undefined;
   /** Columns written without a dictionary (default: the first batch decides, parquet-stream's policy). */
   plainColumns?: readonly string[] | undefined;
+  /** The sizes of the file the first input was decoded from (parquet-stream's compression policy). */
+  firstInputSizes?: (() => readonly ColumnChunkSizes[] | undefined) | undefined;
   /** The Adds' dataChange (default true). */
   dataChange?: boolean | undefined;
   /** A folder the partition paths go under (change-data files: `_change_data`); none by default. */
@@ -74,6 +77,7 @@ export async function* writePartitionFiles(
     multipartPartSizeBytes: options.multipartPartSizeBytes,
     multipartConcurrency: options.multipartConcurrency,
     plainColumns: options.plainColumns,
+    firstInputSizes: options.firstInputSizes,
     spreadEncoders: options.spreadEncoders,
     signal: options.signal,
   });

@@ -28,6 +28,8 @@ import {
 import type { AddAction, FileView } from "@deltalite/delta-log";
 import type { ObjectStore } from "@deltalite/object-store";
 import {
+  type ColumnChunkSizes,
+  columnChunkSizes,
   handOverPassthrough,
   type ParquetCodec,
   type ParquetPassthrough,
@@ -155,6 +157,9 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
   // file carries a decoded sample of them.
   const mayPassThrough = !fill && !changes && !input.onDroppedRows && (input.passthroughMaxBytes ?? 0) > 0;
   let judged = false;
+  // The file the first decoded rows come from, for the writer's compression policy (a passed-through file
+  // carries its own): the same judgement whether the first hit file is passed through or decoded.
+  let firstInputSizes: ColumnChunkSizes[] | undefined;
   async function* rows(): AsyncGenerator<RecordBatch | ParquetPassthrough> {
     const collection = input.collection;
     for (const file of input.hitFiles) {
@@ -200,7 +205,13 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             await dropped(batch, drop.subarray(0, replaced), "update");
             if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
-          if (kept > 0) judged = true;
+          if (kept > 0) {
+            judged = true;
+            firstInputSizes ??= columnChunkSizes(
+              reader.metadata,
+              reader.metadata.row_groups.map((_g, i) => i),
+            );
+          }
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
           if (fill && replaced > 0) {
@@ -261,6 +272,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
     // Passed-through files make the encoder the busy side: a partition with enough of them to rewrite
     // goes to the least busy worker (one more started if need be); smaller ones share the first.
     spreadEncoders: spreadsOverEncoders(mayPassThrough, input.hitFiles),
+    firstInputSizes: () => firstInputSizes,
     signal,
   });
   for await (const { file, add } of written) {

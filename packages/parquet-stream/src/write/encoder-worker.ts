@@ -49,6 +49,8 @@ export interface EncoderSettings {
   keyValueMetadata: Record<string, string>;
   /** Columns written without a dictionary (dictionary-policy.ts). */
   plainColumns: readonly string[];
+  /** Columns written UNCOMPRESSED whatever `codec` says (compression-policy.ts). */
+  uncompressedColumns: readonly string[];
   /**
    * Set instead of judging `plainColumns` on the main thread (the stream's first input is a passed-through
    * file, `judgeInWorker`): the worker judges `fields` by the dictionary policy's rule (parquet-native's
@@ -107,7 +109,8 @@ export type EncoderEvent =
   | { type: "error"; message: string };
 
 /**
- * The writer properties of a stream's files (`plainColumns` written without a dictionary), built with
+ * The writer properties of a stream's files (`plainColumns` written without a dictionary, the settings'
+ * `uncompressedColumns` without compression), built with
  * `engine`'s builder: parquet-wasm's, or the native engine's, which offers the same API. The encoder worker
  * runs it (its source text is passed in) as well as the native engine's writer streams, so it may use
  * nothing but its arguments.
@@ -132,6 +135,8 @@ export function writerProperties(
   const entries = Object.entries(settings.keyValueMetadata);
   if (entries.length > 0) builder = builder.setKeyValueMetadata(new Map(entries));
   for (const column of plainColumns) builder = builder.setColumnDictionaryEnabled(column, false);
+  for (const column of settings.uncompressedColumns)
+    builder = builder.setColumnCompression(column, engine.Compression.UNCOMPRESSED);
   return builder.build();
 }
 

@@ -1,5 +1,6 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
+export { type ColumnChunkSizes, columnChunkSizes } from "./compression-policy.js";
 export { judgedFields, plainColumns } from "./dictionary-policy.js";
 export { encoderWasmMemoryBytes } from "./encoder-pool.js";
 export {

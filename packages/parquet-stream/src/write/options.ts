@@ -3,6 +3,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { Schema } from "apache-arrow";
+import type { ColumnChunkSizes } from "./compression-policy.js";
 
 /** Parquet compression codecs the writer offers. */
 export type ParquetCodec = "snappy" | "zstd" | "uncompressed";
@@ -63,6 +64,13 @@ export interface WriteParquetOptions {
   spreadEncoders?: boolean | undefined;
   /** Columns written without a dictionary; when undefined the stream's first batch decides (dictionary-policy.ts). */
   plainColumns?: readonly string[] | undefined;
+  /**
+   * The column chunk sizes the compression policy (compression-policy.ts) judges, asked once as the stream's
+   * first input goes by: the caller's file its first rows were decoded from, so a stream writes the same
+   * bytes whether that file was passed through or decoded. Undefined then: a passed-through first input's own
+   * sizes are judged.
+   */
+  firstInputSizes?: (() => readonly ColumnChunkSizes[] | undefined) | undefined;
   /** Extra footer key/value metadata (parquet-rs adds `ARROW:schema` itself). */
   keyValueMetadata?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;

@@ -19,6 +19,7 @@ import { makeData, RecordBatch, RecordBatchStreamWriter, type Schema, Struct } f
 import { type FileMetaData, type ParquetParsers, parquetMetadata } from "hyparquet";
 import { batchIpcLayout, schemaIpcStream } from "../arrow/ipc-stream.js";
 import { parquetEngineName } from "../engine.js";
+import { CompressionPolicy } from "./compression-policy.js";
 import {
   DICTIONARY_SAMPLE_ROWS,
   DictionaryPolicy,
@@ -57,7 +58,11 @@ export const FOOTER_PARSERS: Partial<ParquetParsers> = {
   dateFromDays: (days: number) => days,
 };
 
-function encoderSettings(options: ResolvedWriteOptions, dictionary: DictionaryPolicy): EncoderSettings {
+function encoderSettings(
+  options: ResolvedWriteOptions,
+  dictionary: DictionaryPolicy,
+  compression: CompressionPolicy,
+): EncoderSettings {
   const inWorker = dictionary.judgedInWorker;
   const judge = inWorker
     ? {
@@ -77,6 +82,7 @@ function encoderSettings(options: ResolvedWriteOptions, dictionary: DictionaryPo
     createdBy: options.createdBy,
     keyValueMetadata: options.keyValueMetadata,
     plainColumns: dictionary.plainColumns,
+    uncompressedColumns: compression.uncompressedColumns,
     joinBelowBytes: options.multipartThresholdBytes,
   };
 }
@@ -255,12 +261,23 @@ export async function* parquetFileStream(
     maxSliceRows: Math.min(MAX_SLICE_ROWS, resolved.maxRowGroupRows),
   };
   const dictionary = new DictionaryPolicy(options.plainColumns);
-  const slices = encoderSlices(dictionary.observe(batches), resolved.schema, limits, signal);
+  const compression = new CompressionPolicy(resolved.codec, options.firstInputSizes);
+  const slices = encoderSlices(
+    compression.observe(dictionary.observe(batches)),
+    resolved.schema,
+    limits,
+    signal,
+  );
   const inPlace = writesInPlace(store) ? new NativeStreamSession() : undefined;
   const session: WriterSession = inPlace ?? new EncoderSession(encoderFor(options.spreadEncoders === true));
   const onAbort = () => session.fail(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const feeding = feed(session, slices, () => encoderSettings(resolved, dictionary), resolved.schema);
+  const feeding = feed(
+    session,
+    slices,
+    () => encoderSettings(resolved, dictionary, compression),
+    resolved.schema,
+  );
   let current: OpenFile | undefined;
   let key: string | undefined;
   let clean = false;
@@ -351,7 +368,7 @@ export async function writeEmptyParquetFile(
   const key = resolved.nextKey();
   const bytes = await encodeWhole(
     emptyIpc(resolved.schema),
-    encoderSettings(resolved, new DictionaryPolicy([])),
+    encoderSettings(resolved, new DictionaryPolicy([]), new CompressionPolicy(resolved.codec)),
   );
   await store.put(key, bytes, { mode: "create", signal: resolved.signal });
   const metadata = await parseFooter(store, key, bytes.byteLength, bytes, resolved.signal);

@@ -4,6 +4,7 @@
  * fit rules (passthrough.ts) can both use it without importing each other.
  */
 import type { RecordBatch } from "apache-arrow";
+import type { ColumnChunkSizes } from "./compression-policy.js";
 
 /**
  * Where the worker reads a passed-through file from: its whole bytes, in a buffer of their own (transferred to
@@ -44,6 +45,11 @@ export interface ParquetPassthrough {
    * batches of `batchRows` would hold. Native engine only (parquet-wasm's batches cannot be judged there).
    */
   readonly judgeInWorker?: { readonly batchRows: number } | undefined;
+  /**
+   * The listed row groups' top-level column chunks, their codec and bytes (footer): the compression policy
+   * (compression-policy.ts) reads them when the unit is its stream's first input.
+   */
+  readonly columnSizes?: readonly ColumnChunkSizes[] | undefined;
   /** Gives back what holding the source was admitted under; called once the worker has decoded it. */
   readonly release: () => void;
 }

@@ -15,6 +15,7 @@
 import { DataType, type Field, type RecordBatch, RecordBatchReader, type Schema } from "apache-arrow";
 import type { FileMetaData } from "hyparquet";
 import { fileSchema } from "../read/schema.js";
+import { columnChunkSizes } from "./compression-policy.js";
 import type { ParquetPassthrough, PassthroughSource } from "./passthrough-unit.js";
 import { MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
 
@@ -169,15 +170,17 @@ export function passthroughOf(
   const decodedBytes =
     skipped === 0 ? whole.decodedBytes : Math.ceil((whole.decodedBytes * rows) / whole.rows);
   let released = false;
+  const rowGroups = metadata.row_groups.map((_group, i) => i);
   return {
     kind: "parquet-passthrough",
     source: own,
-    rowGroups: metadata.row_groups.map((_group, i) => i),
+    rowGroups,
     rows,
     decodedBytes,
     skipRows: skipped === 0 ? undefined : skipRows,
     sample,
     judgeInWorker,
+    columnSizes: columnChunkSizes(metadata, rowGroups),
     release: () => {
       if (released) return;
       released = true;
