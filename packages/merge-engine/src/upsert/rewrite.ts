@@ -205,13 +205,12 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             await dropped(batch, drop.subarray(0, replaced), "update");
             if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
-          if (kept > 0) {
-            judged = true;
+          if (kept > 0) judged = true;
+          if (kept > 0 || (fill && replaced > 0))
             firstInputSizes ??= columnChunkSizes(
               reader.metadata,
               reader.metadata.row_groups.map((_g, i) => i),
             );
-          }
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
           if (fill && replaced > 0) {

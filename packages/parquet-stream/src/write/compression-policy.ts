@@ -12,11 +12,13 @@
  * `MAX_COMPRESSED_SHARE` of their uncompressed bytes is written UNCOMPRESSED in every file of the stream, as
  * is a column left UNCOMPRESSED beside columns of the stream's codec (this rule's output: rewritten again, it
  * stays as it is instead of going back and forth). A stream whose first input is an Arrow batch, or a file
- * written with another codec or UNCOMPRESSED throughout, keeps the codec for every column. The judgement is made here, on the main thread, and reaches both engines through the one
- * `writerProperties`, so they still write the same bytes.
+ * written with another codec or UNCOMPRESSED throughout, keeps the codec for every column. The judgement is
+ * made here, on the main thread, and reaches both engines through the one `writerProperties`, so they still
+ * write the same bytes.
  *
- * Measured (uniform 1M upsert, 3 interleaved pairs, the bench table's 600-byte hex `payload` written
- * UNCOMPRESSED): call 970 → 760 ms and process CPU 1.74 → 1.35 s (merge-engine BENCHMARKS.md, session 35).
+ * Measured (uniform 1M upsert of the bench's table, whose 600-byte hex `payload` snappy kept at 98%; 8
+ * interleaved pairs): call 944.5 → 751 ms and process CPU 1,725 → 1,365 ms, medians (merge-engine
+ * BENCHMARKS.md, session 35).
  */
 import type { FileMetaData } from "hyparquet";
 import type { ParquetCodec } from "./options.js";
