@@ -13,12 +13,14 @@ import { connectOracle, type Oracle } from "@deltalite/tools/oracle";
 import { Field, Int64, type RecordBatch, Schema, Utf8 } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parquetEngineName } from "../src/engine.js";
-import { type ParquetCodec, passthroughOf, type WrittenFile, writeParquetFiles } from "../src/index.js";
 import {
   type ColumnChunkSizes,
-  incompressibleColumns,
-  MAX_COMPRESSED_SHARE,
-} from "../src/write/compression-policy.js";
+  type ParquetCodec,
+  passthroughOf,
+  type WrittenFile,
+  writeParquetFiles,
+} from "../src/index.js";
+import { incompressibleColumns, MAX_COMPRESSED_SHARE } from "../src/write/compression-policy.js";
 import { batchOf, canonicalRows } from "./write-helpers.js";
 
 let oracle: Oracle;

@@ -22,20 +22,10 @@
  */
 import type { FileMetaData } from "hyparquet";
 import type { ParquetCodec } from "./options.js";
-import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
+import { type ColumnChunkSizes, isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
 
 /** A column whose compressed chunks keep more than this share of their uncompressed bytes is not compressed. */
 export const MAX_COMPRESSED_SHARE = 0.97;
-
-/** One top-level column's chunks in some row groups of a file: their codec and their bytes. */
-export interface ColumnChunkSizes {
-  /** The column's name (a top-level leaf column). */
-  readonly column: string;
-  /** The footer's codec name (e.g. "SNAPPY"); "mixed" when the row groups disagree. */
-  readonly codec: string;
-  readonly compressedBytes: number;
-  readonly uncompressedBytes: number;
-}
 
 /** The chunk sizes of `metadata`'s top-level leaf columns over `rowGroups`. */
 export function columnChunkSizes(metadata: FileMetaData, rowGroups: readonly number[]): ColumnChunkSizes[] {

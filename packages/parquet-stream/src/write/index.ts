@@ -1,6 +1,6 @@
 /** The write half of parquet-stream: streaming Arrow → Parquet objects with parsed footers. */
 export type { FileMetaData } from "hyparquet";
-export { type ColumnChunkSizes, columnChunkSizes } from "./compression-policy.js";
+export { columnChunkSizes } from "./compression-policy.js";
 export { judgedFields, plainColumns } from "./dictionary-policy.js";
 export { encoderWasmMemoryBytes } from "./encoder-pool.js";
 export {
@@ -25,6 +25,7 @@ export {
   writeParquetFiles,
 } from "./parquet-writer.js";
 export {
+  type ColumnChunkSizes,
   footerDecodedSize,
   handOverPassthrough,
   isPassthrough,

@@ -3,7 +3,7 @@
  */
 import { DeltaLiteError } from "@deltalite/errors";
 import type { Schema } from "apache-arrow";
-import type { ColumnChunkSizes } from "./compression-policy.js";
+import type { ColumnChunkSizes } from "./passthrough-unit.js";
 
 /** Parquet compression codecs the writer offers. */
 export type ParquetCodec = "snappy" | "zstd" | "uncompressed";

@@ -4,7 +4,6 @@
  * fit rules (passthrough.ts) can both use it without importing each other.
  */
 import type { RecordBatch } from "apache-arrow";
-import type { ColumnChunkSizes } from "./compression-policy.js";
 
 /**
  * Where the worker reads a passed-through file from: its whole bytes, in a buffer of their own (transferred to
@@ -52,6 +51,16 @@ export interface ParquetPassthrough {
   readonly columnSizes?: readonly ColumnChunkSizes[] | undefined;
   /** Gives back what holding the source was admitted under; called once the worker has decoded it. */
   readonly release: () => void;
+}
+
+/** One top-level column's chunks in some row groups of a file: their codec and their bytes. */
+export interface ColumnChunkSizes {
+  /** The column's name (a top-level leaf column). */
+  readonly column: string;
+  /** The footer's codec name (e.g. "SNAPPY"); "mixed" when the row groups disagree. */
+  readonly codec: string;
+  readonly compressedBytes: number;
+  readonly uncompressedBytes: number;
 }
 
 /** Whether a writer input is a passed-through file (else an Arrow RecordBatch). */

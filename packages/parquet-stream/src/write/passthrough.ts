@@ -19,7 +19,12 @@ import { columnChunkSizes } from "./compression-policy.js";
 import type { ParquetPassthrough, PassthroughSource } from "./passthrough-unit.js";
 import { MAX_SLICE_ROWS, sliceBytesFor } from "./wasm-batches.js";
 
-export { isPassthrough, type ParquetPassthrough, type PassthroughSource } from "./passthrough-unit.js";
+export {
+  type ColumnChunkSizes,
+  isPassthrough,
+  type ParquetPassthrough,
+  type PassthroughSource,
+} from "./passthrough-unit.js";
 
 const ARROW_SCHEMA_KEY = "ARROW:schema";
 
