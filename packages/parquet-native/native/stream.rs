@@ -10,7 +10,8 @@
 //! The rules, as the worker's: a file closes before the next batch once it holds rows and its flushed bytes
 //! reach `targetFileSize`; no batch straddles a `maxRowGroupRows` boundary; with `judge`, the dictionary
 //! policy is judged once, on the sample of the stream's first input when that is a passed-through file
-//! (`stream_input::file_sample`), and every file of the stream is written by that judgement.
+//! (`FileCursor::sample_first`: from the batches the stream decodes anyway where they tile it, else
+//! `stream_input::file_sample`), and every file of the stream is written by that judgement.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -173,8 +174,8 @@ impl Work {
     }
 
     /// A passed-through file's cursor; when it is the stream's first input and the policy is asked, the policy
-    /// judged first on its sample: the cursor's own first kept batch where its batches are cut as the sample's
-    /// (`FileCursor::sample_first`), else decoded apart (`file_sample`).
+    /// judged first on its sample: joined from the cursor's own batches where they tile it, else decoded apart
+    /// (`FileCursor::sample_first`).
     fn open_judged(&mut self, file: FileInput) -> Result<FileCursor> {
         if self.asked.is_none() {
             return FileCursor::open(file);

@@ -186,9 +186,9 @@ impl FileCursor {
 
     /// The dictionary policy's sample (`file_sample`'s) for batches of `batch_rows`, put together from the
     /// cursor's own batches where they tile the sample's (the cursor's batch size divides `batch_rows`, unless
-    /// the first listed row group is no longer, and that group's rows, unless it is the only one), so the file is decoded once, not twice;
-    /// the batches it decodes go to `carry` as `decode_next` puts them. Otherwise decoded apart. Call before
-    /// any `decode_next`.
+    /// the first listed row group is no longer, and that group's rows, unless it is the only one), so the file
+    /// is decoded once, not twice; the batches it decodes go to `carry` as `decode_next` puts them. Otherwise
+    /// decoded apart. Call before any `decode_next`.
     ///
     /// Measured: a cold recent 1M upsert (perf with frame pointers) spent ~28 ms of an encoder thread decoding
     /// each partition's first passed-through file a second time (BENCHMARKS.md, session 35).
