@@ -124,10 +124,7 @@ async function* readBin(
           counts.batches++;
           counts.rows += batch.numRows;
           if (batch.numRows === 0) continue;
-          counts.firstFileSizes ??= columnChunkSizes(
-            reader.metadata,
-            reader.metadata.row_groups.map((_group, i) => i),
-          );
+          counts.firstFileSizes ??= columnChunkSizes(reader.metadata);
           decodedFirst = true;
           yield batch;
         }

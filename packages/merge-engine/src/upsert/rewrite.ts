@@ -206,11 +206,7 @@ export async function rewritePartition(input: RewriteInput): Promise<RewriteResu
             if (gone) await dropped(batch, gone.subarray(0, deleted), "delete");
           }
           if (kept > 0) judged = true;
-          if (kept > 0 || (fill && replaced > 0))
-            firstInputSizes ??= columnChunkSizes(
-              reader.metadata,
-              reader.metadata.row_groups.map((_g, i) => i),
-            );
+          if (kept > 0 || (fill && replaced > 0)) firstInputSizes ??= columnChunkSizes(reader.metadata);
           if (kept === batch.numRows) yield batch;
           else if (kept > 0) yield takeRows(batch, keep.subarray(0, kept));
           if (fill && replaced > 0) {

@@ -27,11 +27,12 @@ import { type ColumnChunkSizes, isPassthrough, type ParquetPassthrough } from ".
 /** A column whose compressed chunks keep more than this share of their uncompressed bytes is not compressed. */
 export const MAX_COMPRESSED_SHARE = 0.97;
 
-/** The chunk sizes of `metadata`'s top-level leaf columns over `rowGroups`. */
-export function columnChunkSizes(metadata: FileMetaData, rowGroups: readonly number[]): ColumnChunkSizes[] {
+/** The chunk sizes of `metadata`'s top-level leaf columns over `rowGroups` (default: every row group). */
+export function columnChunkSizes(metadata: FileMetaData, rowGroups?: readonly number[]): ColumnChunkSizes[] {
   const sizes = new Map<string, { codec: string; compressedBytes: number; uncompressedBytes: number }>();
-  for (const index of rowGroups) {
-    for (const chunk of metadata.row_groups[index]?.columns ?? []) {
+  const groups = rowGroups?.map((index) => metadata.row_groups[index]) ?? metadata.row_groups;
+  for (const group of groups) {
+    for (const chunk of group?.columns ?? []) {
       const meta = chunk.meta_data;
       if (meta === undefined || meta.path_in_schema.length !== 1) continue;
       const column = meta.path_in_schema[0] as string;
