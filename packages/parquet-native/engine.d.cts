@@ -43,11 +43,18 @@ export interface NativeBatch {
   /** The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch. */
   keepRanges(starts: number[], ends: number[]): NativeBatch;
   /**
-   * The columns of `fields` (top-level, fixed-width) to write PLAIN: those whose values are mostly distinct in
-   * `sampleRows` rows spread over this batch (at least `minValues` non-null, more than `maxShare` distinct):
-   * parquet-stream's dictionary policy (`plainColumns`), rule for rule.
+   * The columns of `fields` (top-level; fixed-width, string or binary) to write PLAIN: those whose values are
+   * mostly distinct in `sampleRows` rows spread over this batch (at least `minValues` non-null, more than
+   * `maxShare` distinct), a string or binary one only when the batch's dictionary would reach `dictionaryLimit`
+   * bytes: parquet-stream's dictionary policy (`plainColumns`), rule for rule.
    */
-  plainColumns(fields: string[], sampleRows: number, maxShare: number, minValues: number): string[];
+  plainColumns(
+    fields: string[],
+    sampleRows: number,
+    maxShare: number,
+    minValues: number,
+    dictionaryLimit: number,
+  ): string[];
   withSchema(schema: NativeSchema): NativeBatch;
   free(): void;
 }
@@ -118,7 +125,14 @@ export declare function openWriterStream(
     targetFileSize: number;
     maxRowGroupRows: number;
     judge?:
-      | { fields: string[]; batchRows: number; sampleRows: number; maxShare: number; minValues: number }
+      | {
+          fields: string[];
+          batchRows: number;
+          sampleRows: number;
+          maxShare: number;
+          minValues: number;
+          dictionaryLimit: number;
+        }
       | undefined;
   },
 ): NativeWriterStream;

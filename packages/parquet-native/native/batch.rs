@@ -9,6 +9,8 @@ use arrow_select::filter::filter_record_batch;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::dictionary_policy::Thresholds;
+
 pub(crate) fn failure(error: impl std::fmt::Display) -> Error {
     Error::from_reason(error.to_string())
 }
@@ -55,9 +57,10 @@ impl NativeBatch {
         Ok(NativeBatch { inner: Some(batch.slice(offset as usize, length as usize)) })
     }
 
-    /// The columns of `names` (top-level, fixed-width) to write PLAIN: those whose values are mostly distinct
-    /// in `sampleRows` rows spread over this batch (at least `minValues` non-null, more than `maxShare` of them
-    /// distinct): dictionary_policy.rs, parquet-stream's dictionary policy natively.
+    /// The columns of `names` (top-level; fixed-width, string or binary) to write PLAIN: those whose values are
+    /// mostly distinct in `sampleRows` rows spread over this batch (at least `minValues` non-null, more than
+    /// `maxShare` of them distinct), a string or binary one only when the batch's dictionary would reach
+    /// `dictionaryLimit` bytes: dictionary_policy.rs, parquet-stream's dictionary policy natively.
     #[napi]
     pub fn plain_columns(
         &self,
@@ -65,9 +68,11 @@ impl NativeBatch {
         sample_rows: u32,
         max_share: f64,
         min_values: u32,
+        dictionary_limit: f64,
     ) -> Result<Vec<String>> {
         let batch = self.batch()?;
-        Ok(crate::dictionary_policy::plain_columns(batch, &names, f64::from(sample_rows), max_share, min_values))
+        let thresholds = Thresholds { sample_rows: f64::from(sample_rows), max_share, min_values, dictionary_limit };
+        Ok(crate::dictionary_policy::plain_columns(batch, &names, &thresholds))
     }
 
     /// The rows of the ranges [starts[i], ends[i]) (ascending, apart), copied into one batch: a file passed

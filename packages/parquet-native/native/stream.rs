@@ -27,7 +27,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
 use crate::batch::failure;
-use crate::dictionary_policy::plain_columns;
+use crate::dictionary_policy::{plain_columns, Thresholds};
 use crate::stream_input::{decode_ipc, FileCursor, FileInput, FileSource, Input};
 use crate::write::{pass_on_flushed, properties, sync_file, NativeWriterProperties, Output};
 
@@ -39,6 +39,7 @@ pub struct StreamJudge {
     pub sample_rows: u32,
     pub max_share: f64,
     pub min_values: u32,
+    pub dictionary_limit: f64,
 }
 
 /// A stream's file rules.
@@ -165,8 +166,13 @@ impl Work {
     fn judge_first(&mut self, sample: Option<RecordBatch>) -> Result<()> {
         let Some(mut asked) = self.asked.take() else { return Ok(()) };
         if let (Some(judge), Some(sample)) = (self.judge.take(), sample) {
-            let fields = &judge.fields;
-            let judged = plain_columns(&sample, fields, f64::from(judge.sample_rows), judge.max_share, judge.min_values);
+            let thresholds = Thresholds {
+                sample_rows: f64::from(judge.sample_rows),
+                max_share: judge.max_share,
+                min_values: judge.min_values,
+                dictionary_limit: judge.dictionary_limit,
+            };
+            let judged = plain_columns(&sample, &judge.fields, &thresholds);
             asked.plain_columns = Some(judged);
         }
         self.properties = Some(properties(asked)?);

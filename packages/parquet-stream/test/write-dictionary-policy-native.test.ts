@@ -2,10 +2,12 @@
  * The native engine's dictionary policy (parquet-native `NativeBatch.plainColumns`, which the encoder worker
  * asks of a passed-through file's first decoded batch) against the JavaScript policy it stands in for
  * (dictionary-policy.ts `plainColumns`, the reference): for random batches of every judged kind of column,
- * with NULLs, repeated values and sliced rows, the two name the same columns.
+ * with NULLs, repeated values and sliced rows, the two name the same columns. Long strings and binary values
+ * put the projected dictionary on both sides of its limit.
  */
 import { createRequire } from "node:module";
 import {
+  Binary,
   DateDay,
   Decimal,
   Field,
@@ -24,6 +26,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parquetEngineEntry, parquetEngineName } from "../src/engine.js";
 import {
+  DICTIONARY_PAGE_LIMIT_BYTES,
   DICTIONARY_SAMPLE_ROWS,
   judgedFields,
   MAX_DICTIONARY_DISTINCT_SHARE,
@@ -43,7 +46,14 @@ const schema = new Schema([
   new Field("ts", new TimestampMicrosecond(), true),
   new Field("dec", new Decimal(2, 18, 128), true),
   new Field("text", new Utf8(), true),
+  new Field("long", new Utf8(), true),
+  new Field("blob", new Binary(), true),
 ]);
+
+/** A value of 0–1,999 bytes (mean ~1,000): ~1,050 distinct ones project a dictionary past parquet-rs's 1 MiB. */
+function longValue(k: number): string {
+  return `${k}`.padStart(k % 2000, "x");
+}
 
 /** One column's values: drawn from a domain of `distinct` values (so repeats are common when it is small). */
 function column(rows: number, distinct: number, nullEvery: number, make: (k: number) => unknown): unknown[] {
@@ -63,12 +73,13 @@ function randomBatch(rows: number, distinct: number, nullEvery: number): RecordB
     ts: column(rows, distinct, nullEvery, (k) => 1_600_000_000_000 + k * 1000),
     dec: column(rows, distinct, 0, (k) => new Uint32Array([k, 0, 0, 0])),
     text: column(rows, distinct, nullEvery, (k) => `v${k}`),
+    long: column(rows, distinct, nullEvery, longValue),
+    blob: column(rows, distinct, nullEvery, (k) => new TextEncoder().encode(longValue(k * 7))),
   });
 }
 
 describe.skipIf(parquetEngineName() !== "native")("dictionary policy, natively", () => {
   const engine = parquetEngineName() === "native" ? require(parquetEngineEntry()) : undefined;
-  const names = judgedFields(schema).map((field) => field.name);
 
   /** The native judgement of `batch` (sliced to [offset, offset + length) on the native side). */
   function nativePlain(batch: RecordBatch, offset: number, length: number): string[] {
@@ -77,10 +88,11 @@ describe.skipIf(parquetEngineName() !== "native")("dictionary policy, natively",
     const sliced = whole.slice(offset, length);
     try {
       return sliced.plainColumns(
-        names,
+        judgedFields(batch.schema).map((field) => field.name),
         DICTIONARY_SAMPLE_ROWS,
         MAX_DICTIONARY_DISTINCT_SHARE,
         MIN_SAMPLED_VALUES,
+        DICTIONARY_PAGE_LIMIT_BYTES,
       );
     } finally {
       sliced.free();
@@ -90,6 +102,8 @@ describe.skipIf(parquetEngineName() !== "native")("dictionary policy, natively",
   }
 
   it("names the columns the JavaScript policy names, on random batches and slices of them", () => {
+    // How often each long column came out PLAIN and not: the draws must put both sides of the limit.
+    const long = { plain: 0, dictionary: 0 };
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 3000 }),
@@ -105,19 +119,36 @@ describe.skipIf(parquetEngineName() !== "native")("dictionary policy, natively",
           const length = whole ? rows : Math.floor(share * (rows - offset));
           const expected = plainColumns(whole ? batch : batch.slice(offset, offset + length));
           expect(nativePlain(batch, offset, length)).toEqual(expected);
+          for (const name of ["long", "blob"]) {
+            if (expected.includes(name)) long.plain++;
+            else long.dictionary++;
+          }
         },
       ),
       { numRuns: 150 },
     );
+    expect(long.plain).toBeGreaterThan(10);
+    expect(long.dictionary).toBeGreaterThan(10);
   });
 
   it("judges a batch of mostly distinct values PLAIN and one of few values not, as the reference does", () => {
     const distinct = randomBatch(4000, 4000, 0);
     const repeated = randomBatch(4000, 10, 0);
     // i8 holds 200 values: 200 distinct of 256 sampled is mostly distinct too.
-    const all = ["i8", "i32", "i64", "f64", "day", "ts", "dec"];
+    // `text` fits a dictionary (4,000 short values); `long` and `blob` would pass its limit.
+    const all = ["i8", "i32", "i64", "f64", "day", "ts", "dec", "long", "blob"];
     expect(nativePlain(distinct, 0, 4000)).toEqual(all);
     expect(plainColumns(distinct)).toEqual(all);
     expect(nativePlain(repeated, 0, 4000)).toEqual([]);
+  });
+
+  it("counts parquet-rs's 4-byte prefix in a string column's projected dictionary, up to the limit exactly", () => {
+    // 4,096 distinct values of 252 bytes: 4,096 × (252 + 4) = 1 MiB, the limit itself.
+    const strings = (length: number) =>
+      batchOf(new Schema([new Field("s", new Utf8(), true)]), {
+        s: Array.from({ length: 4096 }, (_, i) => `${i}`.padStart(length, "s")),
+      });
+    expect(nativePlain(strings(252), 0, 4096)).toEqual(["s"]);
+    expect(nativePlain(strings(251), 0, 4096)).toEqual([]);
   });
 });

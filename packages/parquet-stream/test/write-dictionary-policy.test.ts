@@ -34,9 +34,15 @@ const schema = new Schema([
   new Field("seq", new Int64(), true),
   new Field("rare", new Float64(), true),
   new Field("price", new Float64(), true),
+  new Field("note", new Utf8(), true),
 ]);
 
-/** Unique ids and seqs, 4 statuses, a column that is almost all NULL, unique prices. */
+/** A distinct 300-byte text per row: 5,000 of them make a dictionary of ~1.5 MB, past parquet-rs's 1 MiB. */
+function longText(i: number): string {
+  return `${i}`.padStart(300, "n");
+}
+
+/** Unique ids and seqs, 4 statuses, a column that is almost all NULL, unique prices and long unique notes. */
 function sample(rows: number) {
   return batchOf(schema, {
     id: Array.from({ length: rows }, (_, i) => `id-${(i * 7919) % 100_003}-${i}`),
@@ -44,15 +50,35 @@ function sample(rows: number) {
     seq: Array.from({ length: rows }, (_, i) => BigInt(i) * 1_000_003n),
     rare: Array.from({ length: rows }, (_, i) => (i % 200 === 0 ? i / 3 : null)),
     price: Array.from({ length: rows }, (_, i) => i * 0.37),
+    note: Array.from({ length: rows }, (_, i) => longText(i)),
   });
 }
 
+/** `rows` distinct strings of exactly `length` bytes, in one column `s`. */
+function distinctStrings(rows: number, length: number) {
+  const one = new Schema([new Field("s", new Utf8(), true)]);
+  return batchOf(one, { s: Array.from({ length: rows }, (_, i) => `${i}`.padStart(length, "s")) });
+}
+
 describe("dictionary policy", () => {
-  it("writes PLAIN only the fixed-width columns whose sampled values are mostly distinct", () => {
-    // Strings keep the dictionary attempt even when unique (id): their PLAIN pages read slower in pyarrow.
-    expect(plainColumns(sample(5000))).toEqual(["seq", "price"]);
+  it("writes PLAIN the mostly distinct fixed-width columns, and strings only past the dictionary limit", () => {
+    // Unique ids keep the dictionary attempt (5,000 × ~15 bytes fit a dictionary page: their PLAIN pages read
+    // slower in pyarrow); the unique 300-byte notes would pass the limit, so they are written PLAIN.
+    expect(plainColumns(sample(5000))).toEqual(["seq", "price", "note"]);
+    // 3,000 notes (3,000 × 304 bytes) fit: the dictionary is kept.
+    expect(plainColumns(sample(3000))).toEqual(["seq", "price"]);
     // Too few values to judge: every column keeps the default.
     expect(plainColumns(sample(20))).toEqual([]);
+  });
+
+  it("a string column's projected dictionary counts parquet-rs's 4-byte prefix, up to the limit exactly", () => {
+    // 4,096 distinct values of 252 bytes: 4,096 × (252 + 4) = 1 MiB, the limit itself.
+    expect(plainColumns(distinctStrings(4096, 252))).toEqual(["s"]);
+    expect(plainColumns(distinctStrings(4096, 251))).toEqual([]);
+    // A long column of few values keeps its dictionary, whatever its bytes.
+    const one = new Schema([new Field("s", new Utf8(), true)]);
+    const repeated = batchOf(one, { s: Array.from({ length: 8000 }, (_, i) => longText(i % 10)) });
+    expect(plainColumns(repeated)).toEqual([]);
   });
 
   it("the file's pages follow it, and pyarrow and delta-rs read back the same rows", async () => {
@@ -69,7 +95,7 @@ describe("dictionary policy", () => {
         c.meta_data!.encoding_stats!.map((e) => e.page_type).sort(),
       ]),
     );
-    for (const plain of ["seq", "price"]) expect(encodings[plain]).not.toContain("DICTIONARY_PAGE");
+    for (const plain of ["seq", "price", "note"]) expect(encodings[plain]).not.toContain("DICTIONARY_PAGE");
     for (const dictionary of ["id", "status", "rare"])
       expect(encodings[dictionary]).toContain("DICTIONARY_PAGE");
     const expected = canonicalRows(batches);
@@ -106,7 +132,7 @@ describe("dictionary policy", () => {
     });
     const bytes = await store.get("in.parquet");
     const metadata = await readParquetFooter(store, "in.parquet", { size: (source as WrittenFile).size });
-    expect(judgedFields(schema).map((f) => f.name)).toEqual(["seq", "rare", "price"]);
+    expect(judgedFields(schema).map((f) => f.name)).toEqual(["id", "status", "seq", "rare", "price", "note"]);
     // The judged columns of the first batch, as a decoded sample of the file's first rows.
     const fields = judgedFields(schema);
     const first = batches[0]!;
@@ -144,9 +170,23 @@ describe("dictionary policy", () => {
       );
     };
     // Without a sample the stream keeps parquet-rs's defaults: a dictionary everywhere.
-    expect(await pages(false)).toEqual({ id: true, status: true, seq: true, rare: true, price: true });
+    expect(await pages(false)).toEqual({
+      id: true,
+      status: true,
+      seq: true,
+      rare: true,
+      price: true,
+      note: true,
+    });
     // With one, as a decoded first batch of the same rows is judged.
-    expect(await pages(true)).toEqual({ id: true, status: true, seq: false, rare: true, price: false });
+    expect(await pages(true)).toEqual({
+      id: true,
+      status: true,
+      seq: false,
+      rare: true,
+      price: false,
+      note: false,
+    });
   });
 });
 

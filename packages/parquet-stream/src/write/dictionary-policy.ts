@@ -5,13 +5,21 @@
  * reaches that limit in a row group of ordinary size, so it is hashed value by value into a dictionary as
  * large as the data, plus the indices: about a third of all encoding time in WebAssembly, for files no
  * faster to read (BENCHMARKS.md §5). The policy samples the stream's first batch: a top-level fixed-width
- * column whose sampled non-null values are more than half distinct is written PLAIN. Strings and binary
- * keep parquet-rs's default (their PLAIN pages read slower in pyarrow than the dictionary-then-fallback
- * pages, measured), as do booleans and nested columns. Values and statistics are the same either way; only
- * the page encoding differs. A stream whose first input is a passed-through file is judged on the decoded
- * sample the unit carries (`judgedFields` names the columns it must hold), or, on the native engine, by the
- * encoder worker on the same rows, which it decodes from the file itself (`judgeInWorker`; parquet-native's
- * `plainColumns`, this rule in Rust).
+ * column whose sampled non-null values are more than half distinct is written PLAIN.
+ *
+ * A string or binary column is judged by the same sample and one more test: it is written PLAIN only when
+ * it is mostly distinct and the dictionary of the first batch alone would pass parquet-rs's page limit
+ * (the batch's estimated distinct values times their mean sampled length plus the 4-byte length prefix
+ * parquet-rs counts). parquet-rs would then give the dictionary up anyway, after interning and writing a
+ * megabyte of it per column chunk. A mostly distinct string column whose dictionary fits (UUID keys) keeps
+ * the default: its PLAIN pages read slower in pyarrow than its dictionary pages (BENCHMARKS.md §5, lever 2;
+ * §9 for long values). Booleans and nested columns keep the default. Values and statistics are the same
+ * either way; only the page encoding differs.
+ *
+ * A stream whose first input is a passed-through file is judged on the decoded sample the unit carries
+ * (`judgedFields` names the columns it must hold), or, on the native engine, by the encoder worker on the
+ * same rows, which it decodes from the file itself (`judgeInWorker`; parquet-native's `plainColumns`, this
+ * rule in Rust).
  */
 import { type Data, type DataType, type Field, type RecordBatch, type Schema, Type } from "apache-arrow";
 import { isPassthrough, type ParquetPassthrough } from "./passthrough-unit.js";
@@ -22,6 +30,13 @@ export const DICTIONARY_SAMPLE_ROWS = 256;
 export const MAX_DICTIONARY_DISTINCT_SHARE = 0.5;
 /** Below this many sampled non-null values a column keeps the default (too few to judge). */
 export const MIN_SAMPLED_VALUES = 32;
+/**
+ * parquet-rs's dictionary page limit (`WriterProperties::dictionary_page_size_limit`, 1 MiB by default, which
+ * the writer keeps): a string column whose first batch's dictionary would pass it is written PLAIN.
+ */
+export const DICTIONARY_PAGE_LIMIT_BYTES = 1024 * 1024;
+/** The bytes parquet-rs counts for each dictionary value besides its own: the PLAIN length prefix. */
+const DICTIONARY_VALUE_PREFIX_BYTES = 4;
 
 /** FNV-1a over a value's bytes: equal values give equal keys (a rare collision only keeps the default). */
 function bytesKey(bytes: Uint8Array, start: number, end: number): number {
@@ -30,8 +45,25 @@ function bytesKey(bytes: Uint8Array, start: number, end: number): number {
   return hash >>> 0;
 }
 
-/** Whether columns of `type` are judged (top-level fixed-width values). */
+/** Whether columns of `type` are judged (top-level fixed-width, string or binary values). */
 function isJudged(type: DataType): boolean {
+  return isFixedWidth(type) || isByteArray(type);
+}
+
+/** Strings and binary values with offsets (views are not judged). */
+function isByteArray(type: DataType): boolean {
+  switch (type.typeId) {
+    case Type.Utf8:
+    case Type.LargeUtf8:
+    case Type.Binary:
+    case Type.LargeBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+function isFixedWidth(type: DataType): boolean {
   switch (type.typeId) {
     case Type.Int:
     case Type.Float:
@@ -58,7 +90,7 @@ export function judgedFields(schema: Schema): Field[] {
  * builder's buffer is padded past its last value, and an Int8 column of 4,000 built values was never judged.
  */
 function fixedWidthValues(data: Data): { bytes: Uint8Array; width: number } | undefined {
-  if (!isJudged(data.type)) return undefined;
+  if (!isFixedWidth(data.type)) return undefined;
   // Fixed-width values are sliced to the Data's rows: they start at its first row.
   const view = data.values as unknown as {
     buffer: ArrayBufferLike;
@@ -77,28 +109,79 @@ function isValid(data: Data, i: number): boolean {
   return ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1;
 }
 
-/** True when the sampled non-null values of `data` are mostly distinct. */
-function mostlyDistinct(data: Data): boolean {
-  if (data.length === 0) return false;
-  const values = fixedWidthValues(data);
-  if (values === undefined) return false;
-  const { bytes, width } = values;
-  const step = Math.max(1, data.length / DICTIONARY_SAMPLE_ROWS);
-  const seen = new Set<number>();
-  let sampled = 0;
-  for (let at = 0; at < data.length; at += step) {
-    const i = Math.floor(at);
-    if (!isValid(data, i)) continue;
-    sampled++;
-    seen.add(bytesKey(bytes, i * width, (i + 1) * width));
-  }
-  return sampled >= MIN_SAMPLED_VALUES && seen.size > MAX_DICTIONARY_DISTINCT_SHARE * sampled;
+/** Row i's bytes: [start, end) of `bytes`. */
+interface ValueBytes {
+  bytes: Uint8Array;
+  start(i: number): number;
+  end(i: number): number;
 }
 
-/** The top-level fixed-width columns of `batch` to write without a dictionary. */
+/** Row i's bytes of a judged column (undefined: not judged). Offsets are sliced to the Data's rows, values not. */
+function valueBytes(data: Data): ValueBytes | undefined {
+  const fixed = fixedWidthValues(data);
+  if (fixed !== undefined) {
+    const { bytes, width } = fixed;
+    return { bytes, start: (i) => i * width, end: (i) => (i + 1) * width };
+  }
+  if (!isByteArray(data.type) || data.valueOffsets === undefined || data.values === undefined)
+    return undefined;
+  const offsets = data.valueOffsets as Int32Array | BigInt64Array;
+  const values = data.values as Uint8Array;
+  const at = (i: number) => Number(offsets[i]);
+  return { bytes: values, start: at, end: (i) => at(i + 1) };
+}
+
+/** What the evenly spread sample of a column saw. */
+interface Sampled {
+  /** Rows looked at, NULLs included. */
+  visited: number;
+  /** Non-null values among them. */
+  values: number;
+  /** Distinct keys of those values. */
+  distinct: number;
+  /** Their bytes, summed. */
+  bytes: number;
+}
+
+function sample(data: Data, values: ValueBytes): Sampled {
+  const step = Math.max(1, data.length / DICTIONARY_SAMPLE_ROWS);
+  const seen = new Set<number>();
+  const taken: Sampled = { visited: 0, values: 0, distinct: 0, bytes: 0 };
+  for (let at = 0; at < data.length; at += step) {
+    const i = Math.floor(at);
+    taken.visited++;
+    if (!isValid(data, i)) continue;
+    taken.values++;
+    const start = values.start(i);
+    const end = values.end(i);
+    taken.bytes += end - start;
+    seen.add(bytesKey(values.bytes, start, end));
+  }
+  taken.distinct = seen.size;
+  return taken;
+}
+
+/**
+ * True when `data`'s column is written PLAIN: its sampled non-null values are mostly distinct, and for a
+ * string column the first batch's dictionary would pass the page limit. The float arithmetic is the Rust
+ * rule's, operation for operation, so the two agree on every batch.
+ */
+function writesPlain(data: Data): boolean {
+  if (data.length === 0) return false;
+  const values = valueBytes(data);
+  if (values === undefined) return false;
+  const taken = sample(data, values);
+  const mostlyDistinct =
+    taken.values >= MIN_SAMPLED_VALUES && taken.distinct > MAX_DICTIONARY_DISTINCT_SHARE * taken.values;
+  if (!mostlyDistinct || !isByteArray(data.type)) return mostlyDistinct;
+  const meanValueBytes = taken.bytes / taken.values + DICTIONARY_VALUE_PREFIX_BYTES;
+  return (taken.distinct / taken.visited) * data.length * meanValueBytes >= DICTIONARY_PAGE_LIMIT_BYTES;
+}
+
+/** The top-level columns of `batch` to write without a dictionary. */
 export function plainColumns(batch: RecordBatch): string[] {
   return batch.schema.fields
-    .filter((_field, c) => mostlyDistinct(batch.data.children[c] as Data))
+    .filter((_field, c) => writesPlain(batch.data.children[c] as Data))
     .map((field) => field.name);
 }
 

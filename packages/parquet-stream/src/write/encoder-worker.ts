@@ -34,7 +34,13 @@ type WasmBatch = ParquetWasm.RecordBatch;
 type KeepsRanges = { keepRanges?: (starts: number[], ends: number[]) => WasmBatch };
 /** A native batch judges the dictionary policy itself (`EncoderSettings.judge`). */
 type JudgesPolicy = {
-  plainColumns?: (fields: string[], sampleRows: number, maxShare: number, minValues: number) => string[];
+  plainColumns?: (
+    fields: string[],
+    sampleRows: number,
+    maxShare: number,
+    minValues: number,
+    dictionaryLimit: number,
+  ) => string[];
 };
 /** A passed-through file's rows decoded a batch at a time (the native engine's `readParquetBatches`). */
 type Batches = { nextTable(): ParquetWasm.Table | null; free(): void; readonly released: boolean };
@@ -65,6 +71,7 @@ export interface EncoderSettings {
         sampleRows: number;
         maxShare: number;
         minValues: number;
+        dictionaryLimit: number;
       }
     | undefined;
   /**
@@ -481,7 +488,14 @@ function encoderWorkerMain(wasmEntry: string, writerPropertiesOf: typeof writerP
       try {
         stream.plainColumns =
           sample && judged
-            ? judged.call(sample, [...judge.fields], judge.sampleRows, judge.maxShare, judge.minValues)
+            ? judged.call(
+                sample,
+                [...judge.fields],
+                judge.sampleRows,
+                judge.maxShare,
+                judge.minValues,
+                judge.dictionaryLimit,
+              )
             : settings.plainColumns;
       } finally {
         sample?.free();

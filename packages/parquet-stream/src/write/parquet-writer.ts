@@ -21,6 +21,7 @@ import { batchIpcLayout, schemaIpcStream } from "../arrow/ipc-stream.js";
 import { parquetEngineName } from "../engine.js";
 import { CompressionPolicy } from "./compression-policy.js";
 import {
+  DICTIONARY_PAGE_LIMIT_BYTES,
   DICTIONARY_SAMPLE_ROWS,
   DictionaryPolicy,
   judgedFields,
@@ -71,6 +72,7 @@ function encoderSettings(
         sampleRows: DICTIONARY_SAMPLE_ROWS,
         maxShare: MAX_DICTIONARY_DISTINCT_SHARE,
         minValues: MIN_SAMPLED_VALUES,
+        dictionaryLimit: DICTIONARY_PAGE_LIMIT_BYTES,
       }
     : undefined;
   return {
