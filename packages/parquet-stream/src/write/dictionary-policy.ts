@@ -63,6 +63,7 @@ function isByteArray(type: DataType): boolean {
   }
 }
 
+/** Fixed-width values: numbers, dates, times, timestamps, durations, decimals, fixed-size binary. */
 function isFixedWidth(type: DataType): boolean {
   switch (type.typeId) {
     case Type.Int:
@@ -143,6 +144,7 @@ interface Sampled {
   bytes: number;
 }
 
+/** The evenly spread sample of `data`'s column: the rows the Rust rule visits, in the same float steps. */
 function sample(data: Data, values: ValueBytes): Sampled {
   const step = Math.max(1, data.length / DICTIONARY_SAMPLE_ROWS);
   const seen = new Set<number>();
