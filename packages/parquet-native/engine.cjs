@@ -12,7 +12,8 @@
  * `openWriterStream` encodes a writer stream on the addon's CPU threads into local files written in place (native
  * only; parquet-stream's native-stream.ts); `directFilesOpened` counts the files it wrote around the page cache
  * (Linux O_DIRECT), `syncsBehind` the syncs of files written through it made while they were being written,
- * `samplesFromCursor` the dictionary samples it took from a passed-through file's batches without a second decode.
+ * `samplesFromCursor` the dictionary samples it took from a passed-through file's batches without a second decode,
+ * `filesMapped` the local files it decoded through a read-only mapping (Linux, local file systems).
  */
 "use strict";
 const { join } = require("node:path");
@@ -248,6 +249,11 @@ function samplesFromCursor() {
   return native().samplesFromCursor();
 }
 
+/** How many local files this process decoded through a read-only mapping (tests: whether that ran). */
+function filesMapped() {
+  return native().filesMapped();
+}
+
 function wasmMemory() {
   return { buffer: { byteLength: native().heapHighWaterBytes() } };
 }
@@ -278,4 +284,5 @@ exports.gatherBits = gatherBits;
 exports.wasmMemory = wasmMemory;
 exports.directFilesOpened = directFilesOpened;
 exports.samplesFromCursor = samplesFromCursor;
+exports.filesMapped = filesMapped;
 exports.syncsBehind = syncsBehind;

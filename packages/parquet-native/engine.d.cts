@@ -171,6 +171,8 @@ export declare function gatherBits(
 export declare function directFilesOpened(): number;
 /** How many times a file a writer stream wrote through the page cache was synced while being written, in this process (after a flushed row group; Linux). */
 export declare function syncsBehind(): number;
+/** How many local files this process decoded through a read-only mapping (a passed-through file read from its path, `readParquetFileBatches`; Linux, on a local file system). */
+export declare function filesMapped(): number;
 /**
  * How many times a writer stream with `judge` took the dictionary policy's sample of its first passed-through
  * file from the batches it decodes of that file anyway (their cut tiles the sample's), in this process; the

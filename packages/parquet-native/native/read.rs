@@ -3,10 +3,10 @@
 //! as their plain types, as parquet-wasm does, so batches always fit the schemas the rest of deltalite uses.
 //! A file's row groups are decoded all at once (`readRowGroups`) or one batch at a time (`streamRowGroups`),
 //! so a passed-through file's decoded rows are held a batch at a time, not a row group at a time. A local file
-//! can also be streamed from its path (`streamParquetFile`): its pages are then read from the file as they are
-//! decoded, so none of its bytes are held in memory beyond the pages of the batch being decoded.
+//! can also be streamed from its path (`streamParquetFile`): its pages are then read as they are decoded, through
+//! a read-only mapping where that is safe (`local_file.rs`), so none of its bytes are copied into the heap beyond
+//! the pages of the batch being decoded.
 
-use std::fs::File;
 use std::sync::{Arc, Weak};
 
 use arrow_schema::{DataType, FieldRef, Fields, Schema, SchemaRef};
@@ -19,6 +19,7 @@ use parquet::arrow::arrow_reader::{
 use parquet::file::reader::ChunkReader;
 
 use crate::batch::{failure, NativeTable};
+use crate::local_file::map_local_file;
 
 #[napi]
 pub struct NativeFile {
@@ -164,23 +165,11 @@ pub fn stream_parquet_file(
     row_groups: Option<Vec<u32>>,
     batch_size: u32,
 ) -> Result<NativeBatchStream> {
-    let file = open_local_file(&path, size)?;
+    let file = map_local_file(&path, size)?;
     let metadata = reader_metadata(&file).map_err(failure)?;
     let row_groups = row_groups.unwrap_or_else(|| (0..metadata.metadata().num_row_groups() as u32).collect());
     let (schema, reader) = batch_reader(file, &metadata, row_groups, batch_size)?;
     Ok(NativeBatchStream { schema, reader: Some(reader), buffer_alive: Weak::new() })
-}
-
-/// The local file at `path`, refused unless it is `size` bytes long: `size` is the length the caller knows the
-/// file by (a Delta Add's), and a Delta data file is never rewritten in place, so another length means another
-/// file.
-pub(crate) fn open_local_file(path: &str, size: f64) -> Result<File> {
-    let file = File::open(path).map_err(|e| Error::from_reason(format!("cannot open {path}: {e}")))?;
-    let length = file.metadata().map_err(|e| Error::from_reason(format!("cannot stat {path}: {e}")))?.len();
-    if length as f64 != size {
-        return Err(Error::from_reason(format!("{path} is {length} bytes, expected {size}")));
-    }
-    Ok(file)
 }
 
 /// Batches of a file's row groups decoded one at a time (`NativeFile::stream_row_groups`, `stream_parquet`,

@@ -19,7 +19,8 @@ use napi_derive::napi;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReader};
 
 use crate::batch::{failure, rows_in_ranges};
-use crate::read::{batch_reader, open_local_file, reader_metadata};
+use crate::local_file::map_local_file;
+use crate::read::{batch_reader, reader_metadata};
 
 /// Where a passed-through file is read from: a local file's path (refused unless `size` bytes long), or its
 /// bytes.
@@ -66,7 +67,7 @@ fn open_reader(
     };
     match source {
         FileSource::Path { path, size } => {
-            let file = open_local_file(path, *size)?;
+            let file = map_local_file(path, *size)?;
             let metadata = reader_metadata(&file).map_err(failure)?;
             let rows = first_group_rows(&metadata);
             Ok((batch_reader(file, &metadata, row_groups, batch_rows)?.1, rows))

@@ -357,7 +357,7 @@ impl Task for ColumnLayout {
     type JsValue = FileColumnLayout;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let file = crate::read::open_local_file(&self.path, self.size)?;
+        let file = crate::local_file::open_local_file(&self.path, self.size)?;
         let metadata = hashing_metadata(&file)?;
         let layout = column_layout(metadata.metadata(), &self.column)?;
         let first = match self.first_seed {
@@ -457,7 +457,7 @@ impl Task for HashFileValues {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let (path, size, row_group, leaf) = (&self.path, self.size, self.row_group, self.leaf);
-        let open = || crate::read::open_local_file(path, size);
+        let open = || crate::local_file::open_local_file(path, size);
         let hashed = hashed_leaf(open, |file| decode_leaf(file, row_group, leaf), self.seed, self.with_values)?;
         Ok(probed(hashed, self.probe.as_ref()))
     }

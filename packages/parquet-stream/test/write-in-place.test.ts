@@ -14,6 +14,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statfsSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -92,6 +93,19 @@ function syncsBehind(): number {
 function samplesFromCursor(): number {
   const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { samplesFromCursor(): number };
   return engine.samplesFromCursor();
+}
+
+/** Local files the native engine decoded through a read-only mapping, so far. */
+function filesMapped(): number {
+  const engine = createRequire(import.meta.url)(parquetEngineEntry()) as { filesMapped(): number };
+  return engine.filesMapped();
+}
+
+/** Whether the native engine maps the files under `dir` to decode them: Linux, on a local file system. */
+function mapsFilesUnder(dir: string): boolean {
+  // statfs(2) magic numbers: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs, F2FS (parquet-native local_file.rs).
+  const local = [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010];
+  return process.platform === "linux" && local.includes(statfsSync(dir).type);
 }
 
 /**
@@ -306,6 +320,7 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
         tiled({ judgeRows: 600, rowGroupRows: 1000 }),
       ];
       const fromCursorBefore = samplesFromCursor();
+      const mappedBefore = filesMapped();
       await fc.assert(
         fc.asyncProperty(
           fc.record({
@@ -334,6 +349,9 @@ describe(`files written in place on a local store (${inPlace ? "native engine: i
       );
       // The first four examples take their sample from the stream's batches; the last two decode it apart.
       expect(samplesFromCursor() - fromCursorBefore).toBeGreaterThanOrEqual(4);
+      // Every run passes two files through from their paths; where the engine maps them, it read them so.
+      if (mapsFilesUnder(dir)) expect(filesMapped() - mappedBefore).toBeGreaterThanOrEqual(2 * 36);
+      else expect(filesMapped()).toBe(mappedBefore);
     },
   );
 
