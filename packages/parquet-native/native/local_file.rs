@@ -4,7 +4,7 @@
 //! out by `read` (a `File`'s `ChunkReader` also dups the descriptor and fills an 8 KiB buffer for every page
 //! header). Elsewhere, or where the mapping fails, the file is read as parquet-rs reads a `File`.
 //!
-//! Measured (merge-engine BENCHMARKS.md, session 37; a 2-vCPU VM, 8 interleaved pairs): a uniform 1M upsert's
+//! Measured (merge-engine BENCHMARKS.md, session 37; a 2-vCPU VM, interleaved pairs): a uniform 1M upsert's
 //! call −39 ms and CPU −60 ms, a fixed-batch 8M one's −0.5 s and −1.0 s. The cost is memory: a mapped file's
 //! pages stay resident in this process until the file is done (+10 MB peak RSS at 8M, whose files are 23 MB).
 //! Dropping each consumed page range as parquet-rs let go of it (`MADV_DONTNEED`) cost more than the copy
@@ -130,8 +130,11 @@ impl AsRef<[u8]> for Mapping {
 impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: the whole mapping made by `Mapping::of`; nothing reads it any more (it is dropped with the last
-        // `Bytes` made from it).
-        unsafe { libc::munmap(self.start as *mut libc::c_void, self.length) };
+        // `Bytes` made from it). Only Linux makes one.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            libc::munmap(self.start as *mut libc::c_void, self.length)
+        };
     }
 }
 
